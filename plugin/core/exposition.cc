@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "exposition.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <limits>
+#include <numeric>
+
+#include "number_format.h"
+#include "utf8.h"
+
+namespace sm {
+namespace {
+
+void AppendEscaped(std::string& out, std::string_view s, bool escape_quote) {
+  size_t run = 0;  // copy unescaped stretches in one append
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    const char* rep = nullptr;
+    if (c == '\\') rep = "\\\\";
+    else if (c == '\n') rep = "\\n";
+    else if (c == '"' && escape_quote) rep = "\\\"";
+    if (rep) {
+      out.append(s.data() + run, i - run);
+      out.append(rep);
+      run = i + 1;
+    }
+  }
+  out.append(s.data() + run, s.size() - run);
+}
+
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() &&
+         s.substr(s.size() - suffix.size()) == suffix;
+}
+
+// Label names of a family in print order, as indices into def.labels.
+std::vector<uint32_t> SortedLabelOrder(const FamilyDef& def) {
+  std::vector<uint32_t> order(def.labels.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    return def.labels[a] < def.labels[b];
+  });
+  return order;
+}
+
+struct SeriesWriter {
+  Format format;
+  std::string& out;
+
+  void Value(double v) const {
+    if (format == Format::kText) AppendTextFloat(out, v);
+    else AppendOpenMetricsFloat(out, v);
+  }
+
+  // name{l="v",...[,le="x"]} — `le` goes last, as client_golang does.
+  void Labels(const FamilyDef& def, std::span<const uint32_t> label_order,
+              const std::string_view* row, const double* le) const {
+    if (label_order.empty() && !le) return;
+    out.push_back('{');
+    bool first = true;
+    for (uint32_t li : label_order) {
+      if (!first) out.push_back(',');
+      first = false;
+      out.append(def.labels[li]);
+      out.append("=\"");
+      AppendEscaped(out, row[li], true);
+      out.push_back('"');
+    }
+    if (le) {
+      if (!first) out.push_back(',');
+      out.append("le=\"");
+      Value(*le);
+      out.push_back('"');
+    }
+    out.push_back('}');
+  }
+};
+
+}  // namespace
+
+void Family::Add(std::span<const std::string_view> values, double value) {
+  values_.insert(values_.end(), values.begin(), values.end());
+  numbers_.push_back(value);
+  if (!histograms_.empty()) histograms_.push_back(nullptr);
+}
+
+void Family::AddHistogram(std::span<const std::string_view> values,
+                          const HistogramValue* h) {
+  histograms_.resize(numbers_.size(), nullptr);
+  values_.insert(values_.end(), values.begin(), values.end());
+  numbers_.push_back(0);
+  histograms_.push_back(h);
+}
+
+Family& MetricSet::Add(const FamilyDef& def) {
+  return families_.emplace_back(def);
+}
+
+void MetricSet::Seal() {
+  if (sealed_) return;
+  sealed_ = true;
+  for (Family& f : families_) {
+    const size_t width = f.def().labels.size();
+    // Repair invalid UTF-8 before sorting so that two values that repair
+    // to the same text are caught as duplicates.
+    for (std::string_view& v : f.values_) {
+      if (IsValidUtf8(v)) continue;
+      std::string repaired;
+      AppendRepairedUtf8(repaired, v);
+      v = arena_.Store(repaired);
+      ++stats_.utf8_repaired;
+    }
+    const std::vector<uint32_t> label_order = SortedLabelOrder(f.def());
+    auto row = [&](uint32_t i) { return f.values_.data() + i * width; };
+    auto compare = [&](uint32_t a, uint32_t b) {
+      for (uint32_t li : label_order) {
+        const int c = row(a)[li].compare(row(b)[li]);
+        if (c != 0) return c;
+      }
+      return 0;
+    };
+    f.order_.resize(f.size());
+    std::iota(f.order_.begin(), f.order_.end(), 0);
+    // Stable: of two identical label sets the first added is kept.
+    std::stable_sort(f.order_.begin(), f.order_.end(),
+                     [&](uint32_t a, uint32_t b) { return compare(a, b) < 0; });
+    // client_golang fails the whole scrape (HTTP 500) on a duplicate
+    // series; we keep the first and count the rest.
+    auto last = std::unique(f.order_.begin(), f.order_.end(),
+                            [&](uint32_t a, uint32_t b) {
+                              return compare(a, b) == 0;
+                            });
+    stats_.duplicates_dropped += f.order_.end() - last;
+    f.order_.erase(last, f.order_.end());
+    stats_.series += f.order_.size();
+  }
+  for (const Family& f : families_) {
+    if (!f.order_.empty()) sorted_.push_back(&f);
+  }
+  // Stable, so families sharing a name keep their registration order.
+  std::stable_sort(sorted_.begin(), sorted_.end(),
+                   [](const Family* a, const Family* b) {
+                     return a->def().name < b->def().name;
+                   });
+}
+
+void MetricSet::Write(Format format, std::string& out) const {
+  for (size_t i = 0; i < sorted_.size();) {
+    size_t j = i + 1;
+    while (j < sorted_.size() && sorted_[j]->def().name == sorted_[i]->def().name)
+      ++j;
+    WriteFamilyGroup(format, std::span(sorted_).subspan(i, j - i), out);
+    i = j;
+  }
+  if (format == Format::kOpenMetrics) out.append("# EOF\n");
+}
+
+// Families that share a name (Soperator's and Slurm's own
+// slurm_node_cpus_effective, say) are printed as one family: the first
+// one's HELP and TYPE, then every family's series.
+void MetricSet::WriteFamilyGroup(Format format,
+                                 std::span<const Family* const> group,
+                                 std::string& out) const {
+  const FamilyDef& head = group.front()->def();
+  std::string_view name = head.name;
+  std::string_view sample_suffix;
+  std::string_view type_name;
+  switch (head.type) {
+    case MetricType::kGauge: type_name = "gauge"; break;
+    case MetricType::kHistogram: type_name = "histogram"; break;
+    case MetricType::kCounter: type_name = "counter"; break;
+  }
+  if (format == Format::kOpenMetrics && head.type == MetricType::kCounter) {
+    // OpenMetrics names the counter family without _total and requires
+    // the suffix on samples; a counter without it becomes "unknown".
+    if (EndsWith(name, "_total")) {
+      name.remove_suffix(6);
+      sample_suffix = "_total";
+    } else {
+      type_name = "unknown";
+    }
+  }
+  out.append("# HELP ");
+  out.append(name);
+  out.push_back(' ');
+  AppendEscaped(out, head.help, format == Format::kOpenMetrics);
+  out.append("\n# TYPE ");
+  out.append(name);
+  out.push_back(' ');
+  out.append(type_name);
+  out.push_back('\n');
+
+  const SeriesWriter w{format, out};
+  for (const Family* f : group) {
+    const FamilyDef& def = f->def();
+    const std::vector<uint32_t> label_order = SortedLabelOrder(def);
+    const size_t width = def.labels.size();
+    for (uint32_t i : f->order_) {
+      const std::string_view* row = f->values_.data() + i * width;
+      const HistogramValue* h =
+          f->histograms_.empty() ? nullptr : f->histograms_[i];
+      if (!h) {
+        out.append(name);
+        out.append(sample_suffix);
+        w.Labels(def, label_order, row, nullptr);
+        out.push_back(' ');
+        w.Value(f->numbers_[i]);
+        out.push_back('\n');
+        continue;
+      }
+      uint64_t cumulative = 0;
+      for (size_t b = 0; b < def.buckets.size(); ++b) {
+        cumulative += h->bucket_counts[b];
+        out.append(name);
+        out.append("_bucket");
+        w.Labels(def, label_order, row, &def.buckets[b]);
+        out.push_back(' ');
+        AppendUint(out, cumulative);
+        out.push_back('\n');
+      }
+      const double inf = std::numeric_limits<double>::infinity();
+      out.append(name);
+      out.append("_bucket");
+      w.Labels(def, label_order, row, &inf);
+      out.push_back(' ');
+      AppendUint(out, h->count);
+      out.append("\n");
+      out.append(name);
+      out.append("_sum");
+      w.Labels(def, label_order, row, nullptr);
+      out.push_back(' ');
+      w.Value(h->sum);
+      out.append("\n");
+      out.append(name);
+      out.append("_count");
+      w.Labels(def, label_order, row, nullptr);
+      out.push_back(' ');
+      AppendUint(out, h->count);
+      out.push_back('\n');
+    }
+  }
+}
+
+Format NegotiateFormat(std::string_view accept) {
+  // Highest q wins; on a tie the earlier media range wins.
+  double best_q = -1;
+  Format best = Format::kText;
+  while (!accept.empty()) {
+    size_t comma = accept.find(',');
+    std::string_view range = accept.substr(0, comma);
+    accept = comma == std::string_view::npos ? std::string_view()
+                                              : accept.substr(comma + 1);
+    std::string_view type;
+    double q = 1;
+    bool version_ok = true;
+    size_t pos = 0;
+    bool first = true;
+    while (pos <= range.size()) {
+      size_t semi = range.find(';', pos);
+      std::string_view part = range.substr(
+          pos, semi == std::string_view::npos ? std::string_view::npos
+                                              : semi - pos);
+      while (!part.empty() && (part.front() == ' ' || part.front() == '\t'))
+        part.remove_prefix(1);
+      while (!part.empty() && (part.back() == ' ' || part.back() == '\t'))
+        part.remove_suffix(1);
+      if (first) {
+        type = part;
+        first = false;
+      } else if (part.starts_with("q=")) {
+        q = std::strtod(std::string(part.substr(2)).c_str(), nullptr);
+      } else if (part.starts_with("version=")) {
+        std::string_view v = part.substr(8);
+        version_ok = v == "1.0.0" || v == "0.0.1" || v.empty();
+      }
+      if (semi == std::string_view::npos) break;
+      pos = semi + 1;
+    }
+    Format f;
+    if (type == "application/openmetrics-text" && version_ok) {
+      f = Format::kOpenMetrics;
+    } else if (type == "text/plain" || type == "*/*" || type == "text/*") {
+      f = Format::kText;
+    } else {
+      continue;
+    }
+    if (q > best_q) {
+      best_q = q;
+      best = f;
+    }
+  }
+  return best_q > 0 ? best : Format::kText;
+}
+
+}  // namespace sm

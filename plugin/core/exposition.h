@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The exposition model (families of labelled series) and its two encoders.
+// Byte layout follows client_golang's expfmt, because Soperator serves
+// exactly that: families sorted by name, label pairs sorted by name, series
+// sorted by their label values, Go shortest floats.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <initializer_list>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "arena.h"
+
+namespace sm {
+
+enum class MetricType : uint8_t { kGauge, kCounter, kHistogram };
+
+enum class Format : uint8_t { kText, kOpenMetrics };
+
+// Static description of a family. Labels are in declaration order; the
+// encoders print them sorted by name.
+struct FamilyDef {
+  std::string_view name;
+  std::string_view help;
+  MetricType type;
+  std::vector<std::string_view> labels;
+  std::span<const double> buckets = {};  // histogram upper bounds, ascending
+};
+
+// A histogram's state as exported: per-bucket (non-cumulative) counts for
+// each bound in FamilyDef::buckets, plus the overflow, sum and count.
+struct HistogramValue {
+  std::vector<uint64_t> bucket_counts;  // size == buckets.size()
+  uint64_t count = 0;
+  double sum = 0;
+};
+
+class Family {
+ public:
+  explicit Family(const FamilyDef& def) : def_(&def) {}
+
+  // `values` follow def().labels order. The views must outlive the
+  // MetricSet (point into a snapshot or into the MetricSet's arena).
+  void Add(std::initializer_list<std::string_view> values, double value) {
+    Add(std::span<const std::string_view>(values.begin(), values.size()),
+        value);
+  }
+  void Add(std::span<const std::string_view> values, double value);
+  void AddHistogram(std::span<const std::string_view> values,
+                    const HistogramValue* h);
+
+  const FamilyDef& def() const { return *def_; }
+  size_t size() const { return numbers_.size(); }
+  bool empty() const { return numbers_.empty(); }
+
+ private:
+  friend class MetricSet;
+  const FamilyDef* def_;
+  std::vector<std::string_view> values_;  // size() * labels, row-major
+  std::vector<double> numbers_;
+  std::vector<const HistogramValue*> histograms_;  // parallel, or empty
+  std::vector<uint32_t> order_;  // sorted, de-duplicated rows (after Seal)
+};
+
+struct WriteStats {
+  uint64_t series = 0;              // a histogram series counts once
+  uint64_t duplicates_dropped = 0;  // identical label sets in a family
+  uint64_t utf8_repaired = 0;       // label values with invalid UTF-8
+};
+
+// The families of one endpoint. Add, then Seal once (repairs, sorts and
+// de-duplicates), then Write in any format any number of times.
+class MetricSet {
+ public:
+  Family& Add(const FamilyDef& def);
+  Arena& arena() { return arena_; }
+
+  void Seal();
+  void Write(Format format, std::string& out) const;
+  const WriteStats& stats() const { return stats_; }
+
+ private:
+  void WriteFamilyGroup(Format format, std::span<const Family* const> group,
+                        std::string& out) const;
+  Arena arena_;
+  std::deque<Family> families_;
+  std::vector<const Family*> sorted_;
+  WriteStats stats_;
+  bool sealed_ = false;
+};
+
+// Content types as client_golang v1.23 announces them.
+inline constexpr std::string_view kTextContentType =
+    "text/plain; version=0.0.4; charset=utf-8; escaping=underscores";
+inline constexpr std::string_view kOpenMetricsContentType =
+    "application/openmetrics-text; version=1.0.0; charset=utf-8; "
+    "escaping=underscores";
+
+// Picks the format for an HTTP Accept header (OpenMetrics only when the
+// client lists application/openmetrics-text ahead of text/plain).
+Format NegotiateFormat(std::string_view accept_header);
+
+}  // namespace sm

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "node_history.h"
+
+#include <algorithm>
+
+#include "node_state.h"
+#include "tres.h"
+
+namespace sm {
+
+const double kNodeEventBuckets[16] = {
+    30,    60,    300,   600,    1800,   3600,   7200,    14400,
+    28800, 43200, 86400, 172800, 259200, 604800, 1209600, 2592000};
+
+namespace {
+
+const FamilyDef kGpuSeconds{
+    "slurm_node_gpu_seconds_total",
+    "Total GPU seconds on Slurm nodes",
+    MetricType::kCounter,
+    {"node_name", "state_base", "state_is_drain", "state_is_maintenance",
+     "state_is_reserved"}};
+const FamilyDef kFails{
+    "slurm_node_fails_total",
+    "Total number of times a node has failed (went from not down/drain to "
+    "down/drain state)",
+    MetricType::kCounter,
+    {"node_name", "state_base", "state_is_drain", "state_is_maintenance",
+     "state_is_reserved", "reason"}};
+const FamilyDef kUnavailability{
+    "slurm_node_unavailability_duration_seconds",
+    "Duration of completed node unavailability events (DOWN+* or "
+    "IDLE+DRAIN+*)",
+    MetricType::kHistogram,
+    {"node_name"},
+    kNodeEventBuckets};
+const FamilyDef kDraining{
+    "slurm_node_draining_duration_seconds",
+    "Duration of completed node draining events (DRAIN+ALLOCATED or "
+    "DRAIN+MIXED)",
+    MetricType::kHistogram,
+    {"node_name"},
+    kNodeEventBuckets};
+
+NodeHistory::StateKey MakeStateKey(const Node& n) {
+  using namespace node_flag;
+  return {std::string(n.name), std::string(NodeBaseName(n.state.base)),
+          std::string(TrueFalse(n.state.has(kDrain))),
+          std::string(TrueFalse(n.state.has(kMaintenance))),
+          std::string(TrueFalse(n.state.has(kReserved)))};
+}
+
+void ObserveValue(HistogramValue& h, double v) {
+  if (h.bucket_counts.empty()) h.bucket_counts.assign(std::size(kNodeEventBuckets), 0);
+  // Bounds are inclusive upper limits, like client_golang's.
+  const auto it = std::lower_bound(std::begin(kNodeEventBuckets),
+                                   std::end(kNodeEventBuckets), v);
+  if (it != std::end(kNodeEventBuckets))
+    ++h.bucket_counts[it - std::begin(kNodeEventBuckets)];
+  ++h.count;
+  h.sum += v;
+}
+
+}  // namespace
+
+void NodeHistory::Track(Interval& iv, const std::string& name, bool current,
+                        bool previous, double now) {
+  if (current && !previous) {
+    iv.start[name] = now;  // also overwrites a stale start of a vanished node
+  } else if (!current && previous) {
+    const auto it = iv.start.find(name);
+    if (it == iv.start.end()) return;
+    ObserveValue(iv.histogram[name], now - it->second);
+    iv.start.erase(it);
+  }
+}
+
+void NodeHistory::Observe(const NodeSnapshot& cur, double now) {
+  // 1. Failures: only nodes already known, on a not-failed -> failed edge.
+  for (const Node& n : cur.nodes) {
+    const auto p = prev_.find(std::string(n.name));
+    if (p == prev_.end()) continue;
+    if (!IsFailed(p->second) && IsFailed(n.state)) {
+      auto [name, base, drain, maint, resv] = MakeStateKey(n);
+      fails_[{name, base, drain, maint, resv, std::string(n.reason)}] += 1;
+    }
+  }
+  // 2. Unavailability and draining intervals.
+  for (const Node& n : cur.nodes) {
+    const std::string name(n.name);
+    const auto p = prev_.find(name);
+    const bool known = p != prev_.end();
+    Track(unavailable_, name, IsUnavailable(n.state),
+          known && IsUnavailable(p->second), now);
+    Track(draining_, name, IsDraining(n.state), known && IsDraining(p->second),
+          now);
+  }
+  // 3. GPU-seconds: configured GPUs x time since the last successful
+  // collection, credited to each node's state at the end of the interval.
+  const double delta = now - last_gpu_update_;
+  for (const Node& n : cur.nodes) {
+    const auto tres = ParseTres(n.tres);
+    if (!tres) continue;  // Soperator logs and skips the node
+    gpu_seconds_[MakeStateKey(n)] += delta * static_cast<double>(tres->gpus);
+  }
+  last_gpu_update_ = now;
+
+  prev_.clear();
+  for (const Node& n : cur.nodes) prev_[std::string(n.name)] = n.state;
+}
+
+void NodeHistory::AddFamilies(MetricSet& set) const {
+  Family& gpu = set.Add(kGpuSeconds);
+  for (const auto& [k, v] : gpu_seconds_) {
+    const auto& [name, base, drain, maint, resv] = k;
+    gpu.Add({name, base, drain, maint, resv}, v);
+  }
+  Family& fails = set.Add(kFails);
+  for (const auto& [k, v] : fails_) {
+    const auto& [name, base, drain, maint, resv, reason] = k;
+    fails.Add({name, base, drain, maint, resv, reason}, v);
+  }
+  Family& unavailable = set.Add(kUnavailability);
+  for (const auto& [name, h] : unavailable_.histogram) {
+    const std::string_view labels[] = {name};
+    unavailable.AddHistogram(labels, &h);
+  }
+  Family& draining = set.Add(kDraining);
+  for (const auto& [name, h] : draining_.histogram) {
+    const std::string_view labels[] = {name};
+    draining.AddHistogram(labels, &h);
+  }
+}
+
+}  // namespace sm

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "self_monitoring.h"
+
+namespace sm {
+namespace {
+
+const FamilyDef kCollectionDuration{
+    "slurm_exporter_collection_duration_seconds",
+    "Duration of the most recent metrics collection from SLURM APIs",
+    MetricType::kGauge, {}};
+const FamilyDef kCollectionAttempts{
+    "slurm_exporter_collection_attempts_total",
+    "Total number of metrics collection attempts", MetricType::kCounter, {}};
+const FamilyDef kCollectionFailures{
+    "slurm_exporter_collection_failures_total",
+    "Total number of failed metrics collection attempts", MetricType::kCounter,
+    {}};
+const FamilyDef kCollectorDuration{
+    "slurm_exporter_collector_duration_seconds",
+    "Duration of the most recent sub-collector run, labeled by collector",
+    MetricType::kGauge, {"collector"}};
+const FamilyDef kCollectorErrors{
+    "slurm_exporter_collector_errors_total",
+    "Total number of errors per sub-collector during metrics collection, "
+    "labeled by collector",
+    MetricType::kCounter, {"collector"}};
+const FamilyDef kCollectorInflight{
+    "slurm_exporter_collector_inflight",
+    "Number of sub-collector runs currently in progress, labeled by collector",
+    MetricType::kGauge, {"collector"}};
+const FamilyDef kCollectorSkipped{
+    "slurm_exporter_collector_skipped_total",
+    "Total number of skipped sub-collector runs because the in-flight limit "
+    "was reached, labeled by collector",
+    MetricType::kCounter, {"collector"}};
+const FamilyDef kRequests{"slurm_exporter_metrics_requests_total",
+                          "Total number of requests to /metrics endpoint",
+                          MetricType::kCounter, {}};
+const FamilyDef kExported{"slurm_exporter_metrics_exported",
+                          "Number of metrics exported in the last scrape",
+                          MetricType::kGauge, {}};
+// Ours: what Soperator cannot know from outside the controller.
+const FamilyDef kLockWait{
+    "slurm_exporter_controller_lock_wait_seconds",
+    "Time the most recent collection waited for slurmctld locks, labeled by "
+    "collector",
+    MetricType::kGauge, {"collector"}};
+const FamilyDef kLockHold{
+    "slurm_exporter_controller_lock_hold_seconds",
+    "Time the most recent collection held slurmctld read locks, labeled by "
+    "collector",
+    MetricType::kGauge, {"collector"}};
+const FamilyDef kLockHoldTotal{
+    "slurm_exporter_controller_lock_hold_seconds_total",
+    "Total time collections held slurmctld read locks, labeled by collector",
+    MetricType::kCounter, {"collector"}};
+const FamilyDef kRenderDuration{
+    "slurm_exporter_render_duration_seconds",
+    "Duration of the most recent rendering of the cached metric bodies",
+    MetricType::kGauge, {}};
+const FamilyDef kSeriesDropped{
+    "slurm_exporter_duplicate_series_dropped_total",
+    "Series dropped because another series of the family had the same labels",
+    MetricType::kCounter, {}};
+const FamilyDef kUtf8Repaired{
+    "slurm_exporter_label_values_repaired_total",
+    "Label values whose invalid UTF-8 was replaced by U+FFFD",
+    MetricType::kCounter, {}};
+
+constexpr std::span<const std::string_view> kNoLabels{};
+
+}  // namespace
+
+void SelfMonitoring::CollectorStarted(std::string_view collector,
+                                      int inflight) {
+  std::lock_guard lock(mu_);
+  PerCollector& c = collectors_[std::string(collector)];
+  c.started = true;
+  c.inflight = inflight;
+}
+
+void SelfMonitoring::CollectorFinished(std::string_view collector,
+                                       double seconds, bool error,
+                                       int inflight) {
+  std::lock_guard lock(mu_);
+  PerCollector& c = collectors_[std::string(collector)];
+  c.ran = true;
+  c.duration = seconds;
+  c.inflight = inflight;
+  if (error) ++c.errors;
+}
+
+void SelfMonitoring::CollectorSkipped(std::string_view collector) {
+  std::lock_guard lock(mu_);
+  ++collectors_[std::string(collector)].skipped;
+}
+
+void SelfMonitoring::CollectionFinished(double seconds, bool failed) {
+  std::lock_guard lock(mu_);
+  collection_duration_ = seconds;
+  ++attempts_;
+  if (failed) ++failures_;
+}
+
+void SelfMonitoring::LockUsed(std::string_view collector, double wait_seconds,
+                              double hold_seconds) {
+  std::lock_guard lock(mu_);
+  PerCollector& c = collectors_[std::string(collector)];
+  c.locked = true;
+  c.lock_wait = wait_seconds;
+  c.lock_hold = hold_seconds;
+  c.lock_hold_total += hold_seconds;
+}
+
+void SelfMonitoring::Rendered(double seconds, const WriteStats& stats) {
+  std::lock_guard lock(mu_);
+  render_duration_ = seconds;
+  duplicates_dropped_ += stats.duplicates_dropped;
+  utf8_repaired_ += stats.utf8_repaired;
+}
+
+void SelfMonitoring::MetricsRequest(uint64_t exported) {
+  std::lock_guard lock(mu_);
+  ++requests_;
+  exported_ = exported;
+}
+
+void SelfMonitoring::AddFamilies(MetricSet& set) const {
+  std::lock_guard lock(mu_);
+  Arena& arena = set.arena();
+  set.Add(kCollectionDuration).Add(kNoLabels, collection_duration_);
+  set.Add(kCollectionAttempts).Add(kNoLabels, attempts_);
+  set.Add(kCollectionFailures).Add(kNoLabels, failures_);
+  set.Add(kRequests).Add(kNoLabels, requests_);
+  set.Add(kExported).Add(kNoLabels, exported_);
+  set.Add(kRenderDuration).Add(kNoLabels, render_duration_);
+  set.Add(kSeriesDropped).Add(kNoLabels, duplicates_dropped_);
+  set.Add(kUtf8Repaired).Add(kNoLabels, utf8_repaired_);
+  Family& duration = set.Add(kCollectorDuration);
+  Family& errors = set.Add(kCollectorErrors);
+  Family& inflight = set.Add(kCollectorInflight);
+  Family& skipped = set.Add(kCollectorSkipped);
+  Family& lock_wait = set.Add(kLockWait);
+  Family& lock_hold = set.Add(kLockHold);
+  Family& lock_hold_total = set.Add(kLockHoldTotal);
+  for (const auto& [name, c] : collectors_) {
+    const std::string_view label[] = {arena.Store(name)};
+    if (c.ran) duration.Add(label, c.duration);
+    if (c.errors) errors.Add(label, c.errors);
+    if (c.started) inflight.Add(label, c.inflight);
+    if (c.skipped) skipped.Add(label, c.skipped);
+    if (c.locked) {
+      lock_wait.Add(label, c.lock_wait);
+      lock_hold.Add(label, c.lock_hold);
+      lock_hold_total.Add(label, c.lock_hold_total);
+    }
+  }
+}
+
+}  // namespace sm

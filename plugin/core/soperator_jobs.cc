@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "soperator_jobs.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "go_parse.h"
+#include "hostlist.h"
+#include "tres.h"
+
+namespace sm {
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+const FamilyDef kJobInfo{
+    "slurm_job_info",
+    "Slurm job detail information",
+    MetricType::kGauge,
+    {"job_id", "job_state", "job_state_reason", "slurm_partition", "job_name",
+     "user_name", "user_mail", "user_id", "standard_error", "standard_output",
+     "array_job_id", "array_task_id", "submit_time", "start_time", "end_time",
+     "finished_time"}};
+const FamilyDef kJobCpus{"slurm_job_cpus", "CPUs allocated to a Slurm job",
+                         MetricType::kGauge, {"job_id"}};
+const FamilyDef kJobMemory{"slurm_job_memory_bytes",
+                           "Memory allocated to a Slurm job in bytes",
+                           MetricType::kGauge, {"job_id"}};
+const FamilyDef kJobDuration{"slurm_job_duration_seconds",
+                             "Slurm job duration in seconds",
+                             MetricType::kGauge, {"job_id"}};
+const FamilyDef kNodeJob{
+    "slurm_node_job",
+    "Slurm job node information",
+    MetricType::kGauge,
+    {"job_id", "node_name", "nvlink_instance_group", "nodeset_name"}};
+
+// "" for absent and for exactly 0, as Soperator prints times.
+std::string_view TimeLabel(Arena& arena, std::optional<int64_t> t) {
+  return t && *t != 0 ? arena.StoreInt(*t) : std::string_view();
+}
+
+struct Resources {
+  std::optional<int64_t> cpus;
+  std::optional<int64_t> memory_bytes;
+};
+
+// jobAllocatedResources: allocated TRES, then requested TRES for whatever
+// is still missing, then the job's cpus and memory-per-node x node count.
+Resources SelectResources(const Job& j) {
+  Resources r;
+  auto take = [&](std::string_view tres_string) {
+    if (tres_string.empty()) return;
+    const auto t = ParseTres(tres_string);
+    if (!t) return;  // Soperator logs the parse error
+    if (!r.cpus && t->cpus > 0) r.cpus = t->cpus;
+    if (!r.memory_bytes && t->memory_bytes > 0) r.memory_bytes = t->memory_bytes;
+  };
+  take(j.tres_alloc);
+  if (!r.cpus || !r.memory_bytes) take(j.tres_req);
+  if (!r.cpus && j.cpus) r.cpus = *j.cpus;
+  if (!r.memory_bytes && j.memory_per_node_mb && j.node_count)
+    r.memory_bytes = static_cast<int64_t>(*j.memory_per_node_mb *
+                                          *j.node_count * kMiB);
+  return r;
+}
+
+std::string_view NormalizedNodes(std::string_view nodes) {
+  const std::string_view t = TrimSpace(nodes);
+  if (t == "None assigned" || t == "(null)") return {};
+  return t;
+}
+
+}  // namespace
+
+std::string_view JobBaseName(JobBase base) {
+  switch (base) {
+    case JobBase::kPending: return "PENDING";
+    case JobBase::kRunning: return "RUNNING";
+    case JobBase::kSuspended: return "SUSPENDED";
+    case JobBase::kCompleted: return "COMPLETED";
+    case JobBase::kCancelled: return "CANCELLED";
+    case JobBase::kFailed: return "FAILED";
+    case JobBase::kTimeout: return "TIMEOUT";
+    case JobBase::kNodeFail: return "NODE_FAIL";
+    case JobBase::kPreempted: return "PREEMPTED";
+    case JobBase::kBootFail: return "BOOT_FAIL";
+    case JobBase::kDeadline: return "DEADLINE";
+    case JobBase::kOutOfMemory: return "OUT_OF_MEMORY";
+  }
+  return "";
+}
+
+bool IsTerminal(JobBase base) {
+  return base != JobBase::kPending && base != JobBase::kRunning &&
+         base != JobBase::kSuspended;
+}
+
+void AddSoperatorJobFamilies(MetricSet& set, const JobSnapshot& snap,
+                             int64_t now) {
+  Family& info = set.Add(kJobInfo);
+  Family& cpus = set.Add(kJobCpus);
+  Family& memory = set.Add(kJobMemory);
+  Family& duration = set.Add(kJobDuration);
+  Family& node_job = set.Add(kNodeJob);
+  Arena& arena = set.arena();
+  std::vector<std::string> hosts;
+
+  for (const Job& j : snap.jobs) {
+    const std::string_view id = arena.StoreInt(j.id);
+    const bool terminal = IsTerminal(j.state);
+    // Slurm defaults mail_user to the user name; only a different address
+    // is worth a label value.
+    const std::string_view mail =
+        !j.user_name.empty() && j.mail_user != j.user_name ? j.mail_user
+                                                           : std::string_view();
+    std::string_view array_task = j.array_task_string;
+    if (j.array_task_id) array_task = arena.StoreInt(*j.array_task_id);
+    const bool ended = j.end_time && *j.end_time != 0;
+
+    info.Add({id, JobBaseName(j.state), j.state_reason, j.partition, j.name,
+              j.user_name, mail,
+              j.user_id ? arena.StoreInt(*j.user_id) : std::string_view(),
+              j.std_err, j.std_out,
+              j.array_job_id ? arena.StoreInt(*j.array_job_id)
+                             : std::string_view(),
+              array_task, TimeLabel(arena, j.submit_time),
+              TimeLabel(arena, j.start_time), TimeLabel(arena, j.end_time),
+              terminal && ended ? TimeLabel(arena, j.end_time)
+                                : std::string_view()},
+             1);
+
+    const std::string_view id_label[] = {id};
+    const Resources r = SelectResources(j);
+    if (r.cpus) cpus.Add(id_label, *r.cpus);
+    if (r.memory_bytes) memory.Add(id_label, *r.memory_bytes);
+
+    if (j.start_time && *j.start_time != 0 && (!terminal || ended)) {
+      const int64_t end = terminal ? *j.end_time : now;
+      if (end - *j.start_time > 0) duration.Add(id_label, end - *j.start_time);
+    }
+
+    hosts.clear();
+    if (ExpandHostList(NormalizedNodes(j.nodes), hosts)) {
+      for (const std::string& h : hosts)
+        node_job.Add({id, arena.Store(h), "", ""}, 1);
+    }
+  }
+}
+
+}  // namespace sm

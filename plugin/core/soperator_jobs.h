@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Soperator's per-job families (spec 6.3 and 8): slurm_job_info, cpus,
+// memory, duration and the job-to-node edges.
+#pragma once
+
+#include <cstdint>
+
+#include "exposition.h"
+#include "snapshot.h"
+
+namespace sm {
+
+// `now` (unix seconds) is when durations of unfinished jobs end. Soperator
+// takes it at scrape time; we take it when the body is rendered.
+void AddSoperatorJobFamilies(MetricSet& set, const JobSnapshot& jobs,
+                             int64_t now);
+
+// Soperator's IsTerminalState on the base state.
+bool IsTerminal(JobBase base);
+
+std::string_view JobBaseName(JobBase base);
+
+}  // namespace sm

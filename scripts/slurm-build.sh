@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# Provide Slurm daemons + clients for a loopback test cluster and print the
+# install prefix (last line of stdout).
+#
+#   scripts/slurm-build.sh 24.11.5   # build from the upstream tarball into
+#                                    # $SM_CACHE/slurm-24.11.5 (cached)
+#   scripts/slurm-build.sh 22.05.8   # Debian's packages; prints /usr
+#
+# Only the directories a test cluster needs are built (a full `make` takes
+# far too long on 2 cores). The prefix is a cache outside the checkout: a
+# stamp written last records the recipe, so a rerun with an intact cache
+# returns immediately. Build output goes to $SM_CACHE/logs; on failure the
+# log tail goes to stderr.
+set -euo pipefail
+
+SM_CACHE=${SM_CACHE:-/var/cache/soperator-metrics}
+version=${1:-24.11.5}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+# Bump when the directory list or the build steps change: invalidates caches.
+recipe_version=1
+
+# Build order matters: the convenience libraries (common, interfaces,
+# conmgr) feed libslurmfull in src/api; bcast and stepmgr are linked into
+# slurmd/srun and slurmctld/slurmstepd.
+core_dirs=(
+	src/common src/interfaces src/conmgr src/api src/bcast src/stepmgr
+	src/slurmctld src/slurmd
+	src/srun src/sbatch src/squeue src/scontrol src/sinfo src/sdiag src/scancel
+)
+# Each family's common/ convenience library precedes its plugins. These are
+# what slurmctld/slurmd load for the loopback configuration (a missing one
+# is fatal at startup) plus what the clients' --json output needs.
+plugin_dirs=(
+	auth/munge
+	cred/common cred/munge
+	hash/common_xkcp hash/k12
+	tls/none
+	select/cons_tres
+	sched/backfill
+	priority/basic priority/multifactor
+	topology/common topology/default
+	prep/script
+	proctrack/linuxproc
+	mpi/pmi2
+	gres/common gres/gpu
+	gpu/common gpu/generic
+	serializer/json
+	data_parser/v0.0.40 data_parser/v0.0.41 data_parser/v0.0.42
+)
+
+fail() {
+	echo "slurm-build.sh: $*" >&2
+	if [[ -n ${log:-} && -s $log ]]; then
+		echo "--- last lines of $log ---" >&2
+		tail -n 40 "$log" >&2
+	fi
+	exit 1
+}
+
+installed() {
+	[[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" == "install ok installed" ]]
+}
+
+# Install packages that are missing, without starting their services: the
+# test clusters run their own daemons, never the packaged systemd units.
+install_missing() {
+	local missing=() p policy=/usr/sbin/policy-rc.d made_policy=0 rc=0
+	for p in "$@"; do installed "$p" || missing+=("$p"); done
+	((${#missing[@]} == 0)) && return 0
+	if [[ ! -e $policy ]]; then
+		printf '#!/bin/sh\nexit 101\n' >"$policy"
+		chmod +x "$policy"
+		made_policy=1
+	fi
+	echo "+ apt-get install ${missing[*]}" >>"$log"
+	{
+		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" ||
+			{ apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"; }
+	} >>"$log" 2>&1 || rc=$?
+	((made_policy)) && rm -f "$policy"
+	((rc == 0)) || fail "apt-get install ${missing[*]} failed"
+}
+
+case "$version" in
+22.05.8)
+	# Debian bookworm ships 22.05.8: nothing to build.
+	if ! installed slurmctld || ! installed slurmd || ! installed slurm-client ||
+		! installed munge || ! installed libslurm-dev; then
+		mkdir -p "$SM_CACHE/logs"
+		log=$SM_CACHE/logs/slurm-build-$version.log
+		: >"$log"
+		install_missing slurmctld slurmd slurm-client munge libslurm-dev
+	fi
+	echo /usr
+	exit 0
+	;;
+24.11.5) ;;
+*)
+	echo "usage: $0 [24.11.5|22.05.8]" >&2
+	exit 2
+	;;
+esac
+
+prefix=$SM_CACHE/slurm-$version
+complete=$prefix/.complete
+wanted=$(
+	echo "recipe $recipe_version"
+	"$here/slurm-source.sh" --stamp "$version"
+	echo "dirs ${core_dirs[*]} ${plugin_dirs[*]/#/src/plugins/}"
+)
+
+# Fast path: cache complete and built by this recipe.
+if [[ -f $complete && "$(cat "$complete")" == "$wanted" ]]; then
+	echo "$prefix"
+	exit 0
+fi
+
+mkdir -p "$SM_CACHE/logs"
+# One builder at a time; a waiter then finds the cache complete.
+exec 9>"$SM_CACHE/.slurm-build-$version.lock"
+flock 9
+if [[ -f $complete && "$(cat "$complete")" == "$wanted" ]]; then
+	echo "$prefix"
+	exit 0
+fi
+
+log=$SM_CACHE/logs/slurm-build-$version.log
+: >"$log"
+# munge: munged for the test cluster (build deps come with slurm-source.sh).
+install_missing munge
+
+tree=$("$here/slurm-source.sh" "$version" | tail -n 1) || fail "slurm-source.sh $version failed"
+[[ -f $tree/config.h ]] || fail "no configured tree at $tree"
+
+step() {
+	local what=$1 dir=$2
+	shift 2
+	echo "slurm-build: $what $dir" >&2
+	echo "+ make -C $dir $*" >>"$log"
+	make -C "$tree/$dir" "$@" >>"$log" 2>&1 || fail "make $* failed in $dir"
+}
+
+start=$SECONDS
+for d in "${core_dirs[@]}"; do step build "$d" -j2; done
+for d in "${plugin_dirs[@]}"; do step build "src/plugins/$d" -j2; done
+echo "build took $((SECONDS - start))s" >>"$log"
+
+# Fresh prefix so files from an older recipe cannot linger.
+start=$SECONDS
+rm -rf "$prefix"
+for d in "${core_dirs[@]}" "${plugin_dirs[@]/#/src/plugins/}"; do
+	step install "$d" install
+done
+# Public headers (slurm.h, spank.h, ...) live in the top-level Makefile; they
+# let plugins be compiled against this prefix.
+step install . install-pkgincludeHEADERS
+echo "install took $((SECONDS - start))s" >>"$log"
+
+# Sanity: the binaries run and report the expected version.
+for b in sbin/slurmctld sbin/slurmd sbin/slurmstepd bin/srun bin/sbatch bin/squeue \
+	bin/scontrol bin/sinfo bin/sdiag bin/scancel; do
+	[[ -x $prefix/$b ]] || fail "missing $prefix/$b after install"
+done
+[[ "$("$prefix/sbin/slurmctld" -V 2>&1)" == "slurm $version" ]] ||
+	fail "$prefix/sbin/slurmctld -V does not report $version"
+
+printf '%s\n' "$wanted" >"$complete"
+echo "$prefix"

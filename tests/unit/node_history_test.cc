@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Soperator's stateful node families across collections (spec section 7).
+#include <gtest/gtest.h>
+
+#include "node_history.h"
+#include "test_util.h"
+
+namespace sm {
+namespace {
+
+using testing::Render;
+using testing::Samples;
+using V = std::vector<std::string>;
+using namespace node_flag;
+
+Node N(std::string_view name, NodeBase base, uint32_t flags,
+       std::string_view tres = "", std::string_view reason = "") {
+  Node n;
+  n.name = name;
+  n.state = {base, flags};
+  n.tres = tres;
+  n.reason = reason;
+  return n;
+}
+
+void Observe(NodeHistory& h, std::vector<Node> nodes, double now) {
+  NodeSnapshot s;
+  s.nodes = std::move(nodes);
+  h.Observe(s, now);
+}
+
+std::string RenderHistory(const NodeHistory& h) {
+  MetricSet set;
+  h.AddFamilies(set);
+  return Render(set);
+}
+
+std::vector<std::string> HistogramLines(std::string_view family,
+                                        std::string_view node, int le_index,
+                                        double sum) {
+  static const char* const kLe[] = {
+      "30",    "60",    "300",    "600",    "1800",   "3600",
+      "7200",  "14400", "28800",  "43200",  "86400",  "172800",
+      "259200", "604800", "1.2096e+06", "2.592e+06"};
+  V out;
+  const std::string prefix = std::string(family) + "_bucket{node_name=\"" +
+                             std::string(node) + "\",le=\"";
+  for (int i = 0; i < 16; ++i)
+    out.push_back(prefix + kLe[i] + "\"} " + (i >= le_index ? "1" : "0"));
+  out.push_back(prefix + "+Inf\"} 1");
+  std::string s = std::to_string(static_cast<int64_t>(sum));
+  out.push_back(std::string(family) + "_sum{node_name=\"" + std::string(node) +
+                "\"} " + s);
+  out.push_back(std::string(family) + "_count{node_name=\"" +
+                std::string(node) + "\"} 1");
+  return out;
+}
+
+TEST(NodeHistory, TwoCollections) {
+  NodeHistory h(100);
+  Observe(h,
+          {N("a", NodeBase::kIdle, 0, "cpu=4,gres/gpu=2"),
+           N("b", NodeBase::kDown, 0, "cpu=4", "x"),
+           N("c", NodeBase::kMixed, kDrain, "gres/gpu=1")},
+          110);
+  std::string out = RenderHistory(h);
+  EXPECT_TRUE(Samples(out, "slurm_node_fails_total").empty());
+  EXPECT_TRUE(Samples(out, "slurm_node_unavailability_duration_seconds").empty());
+  EXPECT_TRUE(Samples(out, "slurm_node_draining_duration_seconds").empty());
+
+  Observe(h,
+          {N("a", NodeBase::kDown, 0, "cpu=4,gres/gpu=2", "dead"),
+           N("b", NodeBase::kIdle, 0, "cpu=4"),
+           N("c", NodeBase::kMixed, 0, "gres/gpu=1")},
+          150);
+  out = RenderHistory(h);
+  const std::string tail =
+      "state_is_maintenance=\"false\",state_is_reserved=\"false\"}";
+  EXPECT_EQ(
+      Samples(out, "slurm_node_gpu_seconds_total"),
+      (V{"slurm_node_gpu_seconds_total{node_name=\"a\",state_base=\"DOWN\","
+         "state_is_drain=\"false\"," + tail + " 80",
+         "slurm_node_gpu_seconds_total{node_name=\"a\",state_base=\"IDLE\","
+         "state_is_drain=\"false\"," + tail + " 20",
+         "slurm_node_gpu_seconds_total{node_name=\"b\",state_base=\"DOWN\","
+         "state_is_drain=\"false\"," + tail + " 0",
+         "slurm_node_gpu_seconds_total{node_name=\"b\",state_base=\"IDLE\","
+         "state_is_drain=\"false\"," + tail + " 0",
+         "slurm_node_gpu_seconds_total{node_name=\"c\",state_base=\"MIXED\","
+         "state_is_drain=\"false\"," + tail + " 40",
+         "slurm_node_gpu_seconds_total{node_name=\"c\",state_base=\"MIXED\","
+         "state_is_drain=\"true\"," + tail + " 10"}));
+  EXPECT_EQ(Samples(out, "slurm_node_fails_total"),
+            V{"slurm_node_fails_total{node_name=\"a\",reason=\"dead\","
+              "state_base=\"DOWN\",state_is_drain=\"false\"," + tail + " 1"});
+  EXPECT_EQ(Samples(out, "slurm_node_unavailability_duration_seconds"),
+            HistogramLines("slurm_node_unavailability_duration_seconds", "b", 1,
+                           40));
+  EXPECT_EQ(Samples(out, "slurm_node_draining_duration_seconds"),
+            HistogramLines("slurm_node_draining_duration_seconds", "c", 1, 40));
+  EXPECT_NE(out.find("# TYPE slurm_node_unavailability_duration_seconds "
+                     "histogram\n"),
+            std::string::npos);
+}
+
+TEST(NodeHistory, FailureEdges) {
+  NodeHistory h(0);
+  Observe(h,
+          {N("stays", NodeBase::kDown, 0), N("drain2down", NodeBase::kIdle, kDrain),
+           N("power", NodeBase::kDown, kPoweringUp),
+           N("allocdrain", NodeBase::kAllocated, 0),
+           N("notresp", NodeBase::kIdle, 0)},
+          1);
+  Observe(h,
+          {N("stays", NodeBase::kDown, 0), N("drain2down", NodeBase::kDown, kDrain),
+           N("power", NodeBase::kDown, 0),
+           N("allocdrain", NodeBase::kAllocated, kDrain),
+           N("notresp", NodeBase::kIdle, kNotResponding | kFail),
+           N("newdown", NodeBase::kDown, 0)},
+          2);
+  const std::string out = RenderHistory(h);
+  const auto fails = Samples(out, "slurm_node_fails_total");
+  ASSERT_EQ(fails.size(), 2u);
+  EXPECT_NE(fails[0].find("node_name=\"allocdrain\""), std::string::npos);
+  EXPECT_NE(fails[0].find("state_is_drain=\"true\""), std::string::npos);
+  EXPECT_NE(fails[1].find("node_name=\"power\""), std::string::npos);
+}
+
+TEST(NodeHistory, VanishedNodesKeepSeriesAndRestartEvents) {
+  NodeHistory h(0);
+  Observe(h, {N("x", NodeBase::kDown, 0)}, 10);   // start 10
+  Observe(h, {}, 20);                              // gone, start kept
+  Observe(h, {N("x", NodeBase::kIdle, 0)}, 30);   // back available: nothing
+  std::string out = RenderHistory(h);
+  EXPECT_TRUE(Samples(out, "slurm_node_unavailability_duration_seconds").empty());
+  Observe(h, {N("x", NodeBase::kDown, 0)}, 40);    // new event from 40
+  Observe(h, {N("x", NodeBase::kIdle, 0)}, 4000);  // 3960 s: le=7200
+  out = RenderHistory(h);
+  EXPECT_EQ(Samples(out, "slurm_node_unavailability_duration_seconds"),
+            HistogramLines("slurm_node_unavailability_duration_seconds", "x", 6,
+                           3960));
+  // GPU series of a node with a TRES but no GPU stay at 0 forever.
+  EXPECT_EQ(Samples(out, "slurm_node_gpu_seconds_total").size(), 2u);
+}
+
+TEST(NodeHistory, UnparsableTresSkipsGpuSeconds) {
+  NodeHistory h(0);
+  Observe(h, {N("bad", NodeBase::kIdle, 0, "gres/gpu=x")}, 5);
+  EXPECT_TRUE(Samples(RenderHistory(h), "slurm_node_gpu_seconds_total").empty());
+}
+
+TEST(NodeHistory, FirstIntervalStartsAtConstruction) {
+  NodeHistory h(1000);
+  Observe(h, {N("g", NodeBase::kAllocated, 0, "gres/gpu=8")}, 1000.5);
+  EXPECT_EQ(Samples(RenderHistory(h), "slurm_node_gpu_seconds_total"),
+            V{"slurm_node_gpu_seconds_total{node_name=\"g\","
+              "state_base=\"ALLOCATED\",state_is_drain=\"false\","
+              "state_is_maintenance=\"false\",state_is_reserved=\"false\"} 4"});
+}
+
+}  // namespace
+}  // namespace sm

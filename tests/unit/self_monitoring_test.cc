@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Self-monitoring families (spec section 9).
+#include <gtest/gtest.h>
+
+#include "self_monitoring.h"
+#include "test_util.h"
+
+namespace sm {
+namespace {
+
+using testing::Render;
+using testing::Samples;
+using V = std::vector<std::string>;
+
+std::string RenderMon(const SelfMonitoring& m) {
+  MetricSet set;
+  m.AddFamilies(set);
+  return Render(set);
+}
+
+TEST(SelfMonitoring, PresentFromStartup) {
+  SelfMonitoring m;
+  const std::string out = RenderMon(m);
+  EXPECT_EQ(Samples(out, "slurm_exporter_collection_duration_seconds"),
+            V{"slurm_exporter_collection_duration_seconds 0"});
+  EXPECT_EQ(Samples(out, "slurm_exporter_collection_attempts_total"),
+            V{"slurm_exporter_collection_attempts_total 0"});
+  EXPECT_EQ(Samples(out, "slurm_exporter_collection_failures_total"),
+            V{"slurm_exporter_collection_failures_total 0"});
+  EXPECT_EQ(Samples(out, "slurm_exporter_metrics_requests_total"),
+            V{"slurm_exporter_metrics_requests_total 0"});
+  EXPECT_EQ(Samples(out, "slurm_exporter_metrics_exported"),
+            V{"slurm_exporter_metrics_exported 0"});
+  for (const char* absent :
+       {"slurm_exporter_collector_duration_seconds",
+        "slurm_exporter_collector_errors_total",
+        "slurm_exporter_collector_inflight",
+        "slurm_exporter_collector_skipped_total"})
+    EXPECT_TRUE(Samples(out, absent).empty()) << absent;
+}
+
+TEST(SelfMonitoring, CollectorLifecycle) {
+  SelfMonitoring m;
+  m.CollectorStarted("nodes", 1);
+  m.CollectorStarted("diag", 1);
+  m.CollectorFinished("nodes", 0.25, false, 0);
+  m.CollectorFinished("diag", 0.5, true, 0);
+  m.CollectorSkipped("jobs");
+  m.CollectionFinished(0.5, true);
+  m.MetricsRequest(42);
+  m.MetricsRequest(43);
+  const std::string out = RenderMon(m);
+  EXPECT_EQ(Samples(out, "slurm_exporter_collector_duration_seconds"),
+            (V{"slurm_exporter_collector_duration_seconds{collector=\"diag\"} 0.5",
+               "slurm_exporter_collector_duration_seconds{collector=\"nodes\"} 0.25"}));
+  EXPECT_EQ(Samples(out, "slurm_exporter_collector_errors_total"),
+            V{"slurm_exporter_collector_errors_total{collector=\"diag\"} 1"});
+  EXPECT_EQ(Samples(out, "slurm_exporter_collector_inflight"),
+            (V{"slurm_exporter_collector_inflight{collector=\"diag\"} 0",
+               "slurm_exporter_collector_inflight{collector=\"nodes\"} 0"}));
+  EXPECT_EQ(Samples(out, "slurm_exporter_collector_skipped_total"),
+            V{"slurm_exporter_collector_skipped_total{collector=\"jobs\"} 1"});
+  EXPECT_EQ(Samples(out, "slurm_exporter_collection_attempts_total"),
+            V{"slurm_exporter_collection_attempts_total 1"});
+  EXPECT_EQ(Samples(out, "slurm_exporter_collection_failures_total"),
+            V{"slurm_exporter_collection_failures_total 1"});
+  EXPECT_EQ(Samples(out, "slurm_exporter_metrics_requests_total"),
+            V{"slurm_exporter_metrics_requests_total 2"});
+  EXPECT_EQ(Samples(out, "slurm_exporter_metrics_exported"),
+            V{"slurm_exporter_metrics_exported 43"});
+  EXPECT_NE(out.find("# HELP slurm_exporter_collector_skipped_total Total "
+                     "number of skipped sub-collector runs because the "
+                     "in-flight limit was reached, labeled by collector\n"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace sm
