@@ -29,8 +29,11 @@ core_dirs=(
 	src/srun src/sbatch src/squeue src/scontrol src/sinfo src/sdiag src/scancel
 )
 # Each family's common/ convenience library precedes its plugins. These are
-# what slurmctld/slurmd load for the loopback configuration (a missing one
-# is fatal at startup) plus what the clients' --json output needs.
+# what slurmctld/slurmd/slurmstepd load for the loopback configuration (a
+# missing one is fatal) plus what the clients' --json output needs. Not
+# obvious: PriorityType defaults to priority/multifactor; an MPI plugin must
+# exist even with MpiDefault=none; slurmstepd loads gpu/generic even without
+# GRES; the default PrEpPlugins is prep/script.
 plugin_dirs=(
 	auth/munge
 	cred/common cred/munge
@@ -104,9 +107,10 @@ esac
 
 prefix=$SM_CACHE/slurm-$version
 complete=$prefix/.complete
+src_stamp=$("$here/slurm-source.sh" --stamp "$version")
 wanted=$(
 	echo "recipe $recipe_version"
-	"$here/slurm-source.sh" --stamp "$version"
+	echo "$src_stamp"
 	echo "dirs ${core_dirs[*]} ${plugin_dirs[*]/#/src/plugins/}"
 )
 

@@ -94,6 +94,9 @@ void Family::AddHistogram(std::span<const std::string_view> values,
 }
 
 Family& MetricSet::Add(const FamilyDef& def) {
+  if (disabled_ && std::find(disabled_->begin(), disabled_->end(), def.name) !=
+                       disabled_->end())
+    return discarded_.emplace_back(def);
   return families_.emplace_back(def);
 }
 

@@ -76,6 +76,11 @@ struct WriteStats {
 // de-duplicates), then Write in any format any number of times.
 class MetricSet {
  public:
+  // Families named here are accepted by Add but never written (operators
+  // switch off high-cardinality families such as slurm_node_job).
+  explicit MetricSet(const std::vector<std::string>* disabled = nullptr)
+      : disabled_(disabled) {}
+
   Family& Add(const FamilyDef& def);
   Arena& arena() { return arena_; }
 
@@ -86,8 +91,10 @@ class MetricSet {
  private:
   void WriteFamilyGroup(Format format, std::span<const Family* const> group,
                         std::string& out) const;
+  const std::vector<std::string>* disabled_;
   Arena arena_;
   std::deque<Family> families_;
+  std::deque<Family> discarded_;
   std::vector<const Family*> sorted_;
   WriteStats stats_;
   bool sealed_ = false;

@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+
+#include "go_parse.h"
+
+namespace sm {
+namespace {
+
+using std::chrono::milliseconds;
+
+// "CollectionInterval", "collection-interval" and "collection_interval"
+// name the same key.
+std::string NormalizeKey(std::string_view key) {
+  std::string out;
+  for (char c : key) {
+    if (c == '-' || c == '_') continue;
+    out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  }
+  return out;
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// Returns an error text, or "" when the value was taken.
+using Setter = std::function<std::string(Config&, std::string_view)>;
+
+struct Option {
+  const char* key;  // as documented (file)
+  const char* env;  // nullptr: no environment variable
+  Setter set;
+};
+
+std::string SetBool(bool& field, std::string_view v) {
+  const std::string l = Lower(v);
+  if (l == "yes" || l == "true" || l == "1" || l == "on") {
+    field = true;
+  } else if (l == "no" || l == "false" || l == "0" || l == "off") {
+    field = false;
+  } else {
+    return "accepted values are yes or no";
+  }
+  return "";
+}
+
+std::string SetInt(int& field, std::string_view v, int min, int max) {
+  const auto n = GoAtoi(TrimSpace(v));
+  if (!n || *n < min || *n > max)
+    return "accepted values are whole numbers from " + std::to_string(min) +
+           " to " + std::to_string(max);
+  field = static_cast<int>(*n);
+  return "";
+}
+
+std::string SetBindAddress(std::string& field, std::string_view v) {
+  if (!CivetwebPorts(v))
+    return "accepted values are [host]:port, e.g. :8080 or 127.0.0.1:8080";
+  field = std::string(v);
+  return "";
+}
+
+const std::vector<Option>& Options() {
+  static const std::vector<Option> options = {
+      {"ClusterName", "SLURM_EXPORTER_CLUSTER_NAME",
+       [](Config& c, std::string_view v) {
+         c.cluster_name = std::string(v);
+         return std::string();
+       }},
+      {"ClusterNamespace", "SLURM_EXPORTER_CLUSTER_NAMESPACE",
+       [](Config& c, std::string_view v) {
+         c.cluster_namespace = std::string(v);
+         return std::string();
+       }},
+      {"CollectionInterval", "SLURM_EXPORTER_COLLECTION_INTERVAL",
+       [](Config& c, std::string_view v) {
+         const auto d = ParseDuration(v);
+         if (!d || *d < std::chrono::seconds(1))
+           return std::string(
+               "accepted values are durations of at least 1s, e.g. 30s, 1m, "
+               "1m30s");
+         c.collection_interval = *d;
+         return std::string();
+       }},
+      {"MaxCollectorInflight", "SLURM_EXPORTER_MAX_COLLECTOR_INFLIGHT",
+       [](Config& c, std::string_view v) {
+         return SetInt(c.max_collector_inflight, v, 1, 16);
+       }},
+      {"MetricsBindAddress", "SLURM_EXPORTER_METRICS_BIND_ADDRESS",
+       [](Config& c, std::string_view v) {
+         std::string err = SetBindAddress(c.metrics_bind_address, v);
+         if (err.empty()) c.metrics_bind_address_set = true;
+         return err;
+       }},
+      {"MonitoringBindAddress", "SLURM_EXPORTER_MONITORING_BIND_ADDRESS",
+       [](Config& c, std::string_view v) {
+         return SetBindAddress(c.monitoring_bind_address, v);
+       }},
+      {"LogLevel", "SLURM_EXPORTER_LOG_LEVEL",
+       [](Config& c, std::string_view v) {
+         const std::string l = Lower(TrimSpace(v));
+         if (l == "debug") c.log_level = LogLevel::kDebug;
+         else if (l == "info") c.log_level = LogLevel::kInfo;
+         else if (l == "warn") c.log_level = LogLevel::kWarn;
+         else if (l == "error" || l == "dpanic" || l == "panic" || l == "fatal")
+           c.log_level = LogLevel::kError;
+         else {
+           c.log_level = LogLevel::kInfo;  // Soperator's choice too
+           return std::string(
+               "accepted values are debug, info, warn, error (using info)");
+         }
+         return std::string();
+       }},
+      {"LogFormat", "SLURM_EXPORTER_LOG_FORMAT",
+       [](Config& c, std::string_view v) {
+         // slurmctld formats its own log; kept for compatibility only.
+         c.log_format = std::string(v);
+         return std::string();
+       }},
+      {"JobSource", "SLURM_EXPORTER_JOB_SOURCE",
+       [](Config& c, std::string_view v) {
+         const std::string l = Lower(TrimSpace(v));
+         if (l.empty() || l == "controller") {
+           c.job_source = JobSource::kController;
+         } else if (l == "accounting") {
+           c.job_source = JobSource::kAccounting;
+         } else {
+           return "unsupported job source \"" + std::string(v) +
+                  "\"; accepted values are controller or accounting";
+         }
+         return std::string();
+       }},
+      {"AccountingJobsLookback", "SLURM_EXPORTER_ACCOUNTING_JOBS_LOOKBACK",
+       [](Config& c, std::string_view v) {
+         const auto d = ParseDuration(v);
+         if (!d || d->count() <= 0)
+           return std::string("accepted values are positive durations, e.g. 1h");
+         c.accounting_jobs_lookback = *d;
+         return std::string();
+       }},
+      {"NativeValues", "SLURM_EXPORTER_NATIVE_VALUES",
+       [](Config& c, std::string_view v) { return SetBool(c.native_values, v); }},
+      {"ListenerThreads", "SLURM_EXPORTER_LISTENER_THREADS",
+       [](Config& c, std::string_view v) {
+         return SetInt(c.listener_threads, v, 1, 64);
+       }},
+      {"DisabledFamilies", "SLURM_EXPORTER_DISABLED_FAMILIES",
+       [](Config& c, std::string_view v) {
+         c.disabled_families.clear();
+         while (!v.empty()) {
+           const size_t comma = v.find(',');
+           const std::string_view name = TrimSpace(v.substr(0, comma));
+           if (!name.empty()) c.disabled_families.emplace_back(name);
+           v = comma == std::string_view::npos ? std::string_view()
+                                                : v.substr(comma + 1);
+         }
+         return std::string();
+       }},
+  };
+  return options;
+}
+
+// Soperator options that only make sense for a process talking to
+// slurmrestd from outside.
+constexpr const char* kOutOfProcessKeys[] = {
+    "SlurmApiServer", "KubeconfigPath", "Standalone",
+    "StaticToken",    "ScontrolPath",   "KeyRotationInterval"};
+
+std::string_view StripQuotes(std::string_view v) {
+  if (v.size() >= 2 && v.front() == '"' && v.back() == '"')
+    return v.substr(1, v.size() - 2);
+  return v;
+}
+
+// Prometheus model.ParseDuration: units y w d h m s ms, in that order,
+// integers only; "0" alone is allowed.
+std::optional<milliseconds> ParsePrometheusDuration(std::string_view s) {
+  if (s == "0") return milliseconds(0);
+  static const std::pair<std::string_view, int64_t> kUnits[] = {
+      {"y", 365LL * 24 * 3600 * 1000}, {"w", 7LL * 24 * 3600 * 1000},
+      {"d", 24LL * 3600 * 1000},       {"h", 3600LL * 1000},
+      {"m", 60LL * 1000},              {"s", 1000},
+      {"ms", 1}};
+  if (s.empty()) return std::nullopt;
+  int64_t total = 0;
+  size_t next_unit = 0;
+  while (!s.empty()) {
+    size_t digits = 0;
+    while (digits < s.size() && std::isdigit(static_cast<unsigned char>(s[digits])))
+      ++digits;
+    if (digits == 0 || digits > 12) return std::nullopt;
+    const int64_t n = *GoAtoi(s.substr(0, digits));
+    s.remove_prefix(digits);
+    size_t u = next_unit;
+    for (; u < std::size(kUnits); ++u) {
+      const auto& unit = kUnits[u].first;
+      // "m" must not swallow the "m" of "ms".
+      if (s.starts_with(unit) && !(unit == "m" && s.starts_with("ms"))) break;
+    }
+    if (u == std::size(kUnits)) return std::nullopt;
+    s.remove_prefix(kUnits[u].first.size());
+    total += n * kUnits[u].second;
+    next_unit = u + 1;
+  }
+  return milliseconds(total);
+}
+
+// Go time.ParseDuration: [-+]?([0-9]*(\.[0-9]*)?unit)+, units ns us µs ms
+// s m h.
+std::optional<milliseconds> ParseGoDuration(std::string_view s) {
+  bool negative = false;
+  if (!s.empty() && (s.front() == '-' || s.front() == '+')) {
+    negative = s.front() == '-';
+    s.remove_prefix(1);
+  }
+  if (s == "0") return milliseconds(0);
+  if (s.empty()) return std::nullopt;
+  static const std::pair<std::string_view, double> kUnits[] = {
+      {"ns", 1e-6}, {"us", 1e-3}, {"\xC2\xB5s", 1e-3}, {"\xCE\xBCs", 1e-3},
+      {"ms", 1},    {"s", 1e3},   {"m", 60e3},         {"h", 3600e3}};
+  double total = 0;
+  while (!s.empty()) {
+    size_t i = 0;
+    bool any_digit = false;
+    while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) {
+      any_digit |= s[i] != '.';
+      ++i;
+    }
+    if (!any_digit) return std::nullopt;
+    const double n = std::strtod(std::string(s.substr(0, i)).c_str(), nullptr);
+    s.remove_prefix(i);
+    const auto* best = static_cast<const std::pair<std::string_view, double>*>(nullptr);
+    for (const auto& u : kUnits) {
+      if (s.starts_with(u.first) && (!best || u.first.size() > best->first.size()))
+        best = &u;
+    }
+    if (!best) return std::nullopt;
+    s.remove_prefix(best->first.size());
+    total += n * best->second;
+  }
+  if (negative) total = -total;
+  if (!std::isfinite(total) || std::fabs(total) > 9.2e15) return std::nullopt;
+  return milliseconds(static_cast<int64_t>(std::llround(total)));
+}
+
+}  // namespace
+
+std::optional<milliseconds> ParseDuration(std::string_view s) {
+  s = TrimSpace(s);
+  if (auto d = ParsePrometheusDuration(s)) return d;
+  return ParseGoDuration(s);
+}
+
+std::optional<std::string> CivetwebPorts(std::string_view a) {
+  a = TrimSpace(a);
+  const size_t colon = a.rfind(':');
+  if (colon == std::string_view::npos) return std::nullopt;
+  std::string_view host = a.substr(0, colon);
+  const std::string_view port = a.substr(colon + 1);
+  const auto p = GoAtoi(port);
+  if (!p || *p < 1 || *p > 65535 || port.front() == '+' || port.front() == '-')
+    return std::nullopt;
+  if (host.empty()) return std::string(port);
+  if (host == "localhost") host = "127.0.0.1";
+  const bool bracketed = host.front() == '[' && host.back() == ']';
+  for (char c : host) {
+    // civetweb binds literal addresses only: digits, dots, hex and colons.
+    if (!(std::isxdigit(static_cast<unsigned char>(c)) || c == '.' || c == ':' ||
+          c == '[' || c == ']'))
+      return std::nullopt;
+  }
+  if (!bracketed && host.find(':') != std::string_view::npos) return std::nullopt;
+  return std::string(host) + ":" + std::string(port);
+}
+
+Config LoadConfig(const std::optional<std::string>& file,
+                  std::string_view file_name, const EnvLookup& env,
+                  std::vector<ConfigMessage>& messages) {
+  Config config;
+  std::map<std::string, const Option*> by_key;
+  for (const Option& o : Options()) by_key[NormalizeKey(o.key)] = &o;
+
+  auto apply = [&](const Option& o, std::string_view value,
+                   const std::string& source) {
+    Config candidate = config;
+    const std::string err = o.set(candidate, value);
+    if (!err.empty()) {
+      messages.push_back({true, source + ": invalid value \"" +
+                                    std::string(value) + "\" for " + o.key +
+                                    ": " + err});
+      // Some setters pick a fallback (log level); keep it, else the default.
+      if (std::string(o.key) == "LogLevel") config = candidate;
+      return;
+    }
+    config = std::move(candidate);
+  };
+
+  // Lowest precedence first: environment, then the file overrides it.
+  for (const Option& o : Options()) {
+    if (!o.env) continue;
+    const char* v = env(o.env);
+    if (v && *v) apply(o, v, std::string("environment ") + o.env);
+  }
+  if (file) {
+    std::string_view rest = *file;
+    for (int line_no = 1; !rest.empty(); ++line_no) {
+      const size_t nl = rest.find('\n');
+      std::string_view line = rest.substr(0, nl);
+      rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
+      const size_t hash = line.find('#');
+      if (hash != std::string_view::npos) line = line.substr(0, hash);
+      line = TrimSpace(line);
+      if (line.empty()) continue;
+      const std::string where = std::string(file_name) + ":" + std::to_string(line_no);
+      const size_t eq = line.find('=');
+      if (eq == std::string_view::npos) {
+        messages.push_back({true, where + ": expected Key=Value, got \"" +
+                                      std::string(line) + "\""});
+        continue;
+      }
+      const std::string key = NormalizeKey(TrimSpace(line.substr(0, eq)));
+      const std::string_view value = StripQuotes(TrimSpace(line.substr(eq + 1)));
+      const auto it = by_key.find(key);
+      if (it != by_key.end()) {
+        apply(*it->second, value, where);
+        continue;
+      }
+      const bool out_of_process = std::any_of(
+          std::begin(kOutOfProcessKeys), std::end(kOutOfProcessKeys),
+          [&](const char* k) { return NormalizeKey(k) == key; });
+      messages.push_back(
+          {!out_of_process,
+           where + ": " +
+               (out_of_process
+                    ? std::string(TrimSpace(line.substr(0, eq))) +
+                          " has no meaning inside slurmctld; ignored"
+                    : "unknown key \"" +
+                          std::string(TrimSpace(line.substr(0, eq))) +
+                          "\"; ignored")});
+    }
+  }
+  if (config.job_source == JobSource::kAccounting) {
+    messages.push_back(
+        {false,
+         "JobSource=accounting needs slurmdbd queries that do not belong "
+         "inside slurmctld; jobs come from the controller"});
+    config.job_source = JobSource::kController;
+  }
+  if (config.metrics_bind_address == config.monitoring_bind_address) {
+    messages.push_back({true, "MetricsBindAddress and MonitoringBindAddress "
+                              "are both " + config.metrics_bind_address +
+                              "; the monitoring listener is disabled"});
+  }
+  return config;
+}
+
+}  // namespace sm

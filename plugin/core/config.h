@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Configuration: the Soperator exporter's options that still mean something
+// inside slurmctld, plus our own. Sources, strongest first: the file
+// soperator_metrics.conf beside slurm.conf (Slurm-style Key=Value lines),
+// then SLURM_EXPORTER_* environment variables, then Soperator's defaults.
+// A bad value never stops slurmctld: it is reported and the default kept.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sm {
+
+enum class LogLevel { kDebug, kInfo, kWarn, kError };
+enum class JobSource { kController, kAccounting };
+
+struct Config {
+  std::string cluster_name;  // default: slurm.conf ClusterName
+  std::string cluster_namespace = "soperator";
+  std::chrono::milliseconds collection_interval{30000};
+  int max_collector_inflight = 1;
+  std::string metrics_bind_address = ":8080";
+  bool metrics_bind_address_set = false;  // given in the file or environment
+  std::string monitoring_bind_address = ":8081";
+  LogLevel log_level = LogLevel::kDebug;
+  std::string log_format = "json";
+  JobSource job_source = JobSource::kController;
+  std::chrono::milliseconds accounting_jobs_lookback{3600 * 1000};
+
+  // Ours.
+  bool native_values = false;  // reproduce metrics/openmetrics' values
+  int listener_threads = 4;
+  std::vector<std::string> disabled_families;
+};
+
+struct ConfigMessage {
+  bool error;  // false: a warning
+  std::string text;
+};
+
+using EnvLookup = std::function<const char*(const char*)>;
+
+// `file` is the config file's content (nullopt when there is none);
+// `file_name` only names it in messages.
+Config LoadConfig(const std::optional<std::string>& file,
+                  std::string_view file_name, const EnvLookup& env,
+                  std::vector<ConfigMessage>& messages);
+
+// Prometheus style first ("1d", "2w", "1h30m"), then Go style ("0.5s",
+// "2h45m30.5s"), like Soperator's flag parser.
+std::optional<std::chrono::milliseconds> ParseDuration(std::string_view s);
+
+// ":8080" -> "8080", "127.0.0.1:8080" -> same, "[::1]:8080" -> same: the
+// listening_ports syntax civetweb takes; nullopt when malformed.
+std::optional<std::string> CivetwebPorts(std::string_view bind_address);
+
+}  // namespace sm

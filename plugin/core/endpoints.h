@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Which families each HTTP path serves. One place, so the civetweb
+// listener, the metrics/soperator carrier and the shim agree.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+#include "exposition.h"
+#include "node_history.h"
+#include "snapshot.h"
+
+namespace sm {
+
+enum class Endpoint : uint8_t {
+  kSoperator,       // civetweb /metrics: Soperator's 25 families
+  kNodes,           // /metrics/nodes
+  kJobs,            // /metrics/jobs
+  kPartitions,      // /metrics/partitions
+  kScheduler,       // /metrics/scheduler
+  kJobsUsersAccts,  // /metrics/jobs-users-accts
+  kEverything,      // civetweb /metrics in the metrics/soperator carrier
+};
+inline constexpr int kEndpointCount = 7;
+
+// "/metrics", "/metrics/nodes", ... (kSoperator and kEverything share one).
+std::string_view EndpointPath(Endpoint e);
+
+// The latest successful copy of each part of the controller's state; a
+// part that never succeeded is null and its families are absent.
+struct ClusterState {
+  std::shared_ptr<const NodeSnapshot> nodes;
+  std::shared_ptr<const JobSnapshot> jobs;
+  std::shared_ptr<const DiagSnapshot> diag;
+};
+
+struct RenderOptions {
+  int64_t now = 0;             // unix seconds, for job durations
+  bool native_values = false;  // reproduce metrics/openmetrics' numbers
+};
+
+void AddEndpointFamilies(MetricSet& set, Endpoint e, const ClusterState& state,
+                         const NodeHistory& history, const RenderOptions& opts);
+
+}  // namespace sm
