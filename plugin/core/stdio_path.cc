@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "stdio_path.h"
+
+#include <cctype>
+#include <cstdio>
+
+namespace sm {
+namespace {
+
+constexpr uint32_t kNoVal = 0xfffffffe;
+// scontrol formats into a MAXPATHLEN buffer with snprintf.
+constexpr size_t kMaxPath = 4096 - 1;
+
+std::string Truncated(std::string s) {
+  if (s.size() > kMaxPath) s.resize(kMaxPath);
+  return s;
+}
+
+void ReplaceAll(std::string& s, std::string_view what, std::string_view with) {
+  // xstrsubstituteall: left to right, never rescanning inserted text.
+  for (size_t pos = 0; (pos = s.find(what, pos)) != std::string::npos;
+       pos += with.size())
+    s.replace(pos, what.size(), with);
+}
+
+// 22.05: repeated strstr() replacement, %A first, no escapes, no widths.
+std::string Format2205(const StdioJob& j, std::string_view pattern) {
+  std::string s(pattern);
+  const std::string array_or_job = std::to_string(
+      j.array_task_id == kNoVal ? j.job_id : j.array_job_id);
+  ReplaceAll(s, "%A", array_or_job);
+  ReplaceAll(s, "%a", std::to_string(j.array_task_id));
+  ReplaceAll(s, "%j", std::to_string(j.job_id));
+  ReplaceAll(s, "%u", j.user);
+  ReplaceAll(s, "%x", j.name);
+  return s;
+}
+
+void AppendPadded(std::string& out, uint32_t v, unsigned width) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%0*u", static_cast<int>(width), v);
+  out.append(buf);
+}
+
+// 23.02+: a small parser with %% and an optional width (>9 means 10).
+std::string Format2302(const StdioJob& j, std::string_view t) {
+  std::string out;
+  size_t p = 0, q = 0;
+  while (p < t.size()) {
+    if (t[p] != '%') {
+      ++p;
+      continue;
+    }
+    size_t offset = 1;
+    unsigned wid = 0;
+    if (p + 1 < t.size() && t[p + 1] == '%') {
+      ++p;
+      out.append(t.substr(q, p - q));
+      q = ++p;
+      continue;
+    }
+    if (p + 1 < t.size() && std::isdigit(static_cast<unsigned char>(t[p + 1]))) {
+      size_t e = p + 1;
+      unsigned long width = 0;
+      while (e < t.size() && std::isdigit(static_cast<unsigned char>(t[e]))) {
+        width = width * 10 + (t[e] - '0');
+        if (width > 1000000) width = 1000000;
+        ++e;
+      }
+      if (width > 9) {
+        wid = 10;
+        offset = 3;
+      } else {
+        wid = static_cast<unsigned>(width);
+        offset = 2;
+      }
+      p = e;
+      if (p >= t.size()) break;
+    } else {
+      ++p;
+      if (p >= t.size()) break;  // a trailing '%' stays literal
+    }
+    auto flush_to = [&](size_t end) { out.append(t.substr(q, end - q)); };
+    const size_t literal_end = p >= offset ? p - offset : 0;
+    switch (t[p]) {
+      case 'A':
+        flush_to(literal_end);
+        AppendPadded(out, j.array_task_id == kNoVal ? j.job_id : j.array_job_id,
+                     wid);
+        q = p + 1;
+        break;
+      case 'a':
+        flush_to(literal_end);
+        AppendPadded(out, j.array_task_id, wid);
+        q = p + 1;
+        break;
+      case 'b':
+        flush_to(literal_end);
+        AppendPadded(out, j.array_task_id % 10, wid);
+        q = p + 1;
+        break;
+      case 'j':
+        flush_to(literal_end);
+        AppendPadded(out, j.job_id, wid);
+        q = p + 1;
+        break;
+      case 'u':
+        flush_to(literal_end);
+        out.append(j.user);
+        q = p + 1;
+        break;
+      case 'x':
+        flush_to(literal_end);
+        out.append(j.name);
+        q = p + 1;
+        break;
+      default:
+        break;
+    }
+  }
+  if (p != q && q < t.size()) out.append(t.substr(q, p - q));
+  return out;
+}
+
+std::string Format(StdioDialect d, const StdioJob& j, std::string_view pattern) {
+  std::string s = d == StdioDialect::kSlurm2205 ? Format2205(j, pattern)
+                                                : Format2302(j, pattern);
+  if (!s.empty() && s.front() == '/') return Truncated(std::move(s));
+  return Truncated(std::string(j.work_dir) + "/" + s);
+}
+
+std::string DefaultPath(const StdioJob& j) {
+  if (j.array_job_id)
+    return Truncated(std::string(j.work_dir) + "/slurm-" +
+                     std::to_string(j.array_job_id) + "_" +
+                     std::to_string(j.array_task_id) + ".out");
+  return Truncated(std::string(j.work_dir) + "/slurm-" +
+                   std::to_string(j.job_id) + ".out");
+}
+
+}  // namespace
+
+std::string JobStdout(StdioDialect d, const StdioJob& j) {
+  if (!j.std_out.empty()) return Format(d, j, j.std_out);
+  if (!j.batch) return "";
+  return DefaultPath(j);
+}
+
+std::string JobStderr(StdioDialect d, const StdioJob& j) {
+  if (!j.std_err.empty()) return Format(d, j, j.std_err);
+  if (!j.batch) return "";
+  if (!j.std_out.empty()) return Format(d, j, j.std_out);
+  return DefaultPath(j);
+}
+
+}  // namespace sm
