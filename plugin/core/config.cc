@@ -62,7 +62,7 @@ std::string SetInt(int& field, std::string_view v, int min, int max) {
 
 std::string SetBindAddress(std::string& field, std::string_view v) {
   if (!CivetwebPorts(v))
-    return "accepted values are [host]:port, e.g. :8080 or 127.0.0.1:8080";
+    return "accepted values are [address]:port, e.g. :8080 or 127.0.0.1:8080";
   field = std::string(v);
   return "";
 }
@@ -265,7 +265,7 @@ std::optional<std::string> CivetwebPorts(std::string_view a) {
   std::string_view host = a.substr(0, colon);
   const std::string_view port = a.substr(colon + 1);
   const auto p = GoAtoi(port);
-  if (!p || *p < 1 || *p > 65535 || port.front() == '+' || port.front() == '-')
+  if (!p || *p < 0 || *p > 65535 || port.front() == '+' || port.front() == '-')
     return std::nullopt;
   if (host.empty()) return std::string(port);
   if (host == "localhost") host = "127.0.0.1";

@@ -55,7 +55,8 @@ Config LoadConfig(const std::optional<std::string>& file,
 std::optional<std::chrono::milliseconds> ParseDuration(std::string_view s);
 
 // ":8080" -> "8080", "127.0.0.1:8080" -> same, "[::1]:8080" -> same: the
-// listening_ports syntax civetweb takes; nullopt when malformed.
+// listening_ports syntax civetweb takes; port 0 means any free port.
+// nullopt when malformed.
 std::optional<std::string> CivetwebPorts(std::string_view bind_address);
 
 }  // namespace sm

@@ -135,7 +135,7 @@ TEST(BindAddress, CivetwebSyntax) {
   EXPECT_EQ(CivetwebPorts("localhost:9100"), "127.0.0.1:9100");
   EXPECT_EQ(CivetwebPorts("[::1]:8080"), "[::1]:8080");
   EXPECT_FALSE(CivetwebPorts("8080"));
-  EXPECT_FALSE(CivetwebPorts(":0"));
+  EXPECT_EQ(CivetwebPorts(":0"), "0");
   EXPECT_FALSE(CivetwebPorts(":70000"));
   EXPECT_FALSE(CivetwebPorts("example.org:80"));
   EXPECT_FALSE(CivetwebPorts("::1:80"));

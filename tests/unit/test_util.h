@@ -24,8 +24,15 @@ inline std::vector<std::string> Samples(std::string_view text,
   std::istringstream in{std::string(text)};
   for (std::string line; std::getline(in, line);) {
     if (line.rfind(family, 0) != 0) continue;
-    const char next = line.size() > family.size() ? line[family.size()] : 0;
-    if (next == '{' || next == ' ' || next == '_') out.push_back(line);
+    const std::string_view rest = std::string_view(line).substr(family.size());
+    for (std::string_view suffix : {"", "_bucket", "_sum", "_count"}) {
+      if (!rest.starts_with(suffix)) continue;
+      const char next = rest.size() > suffix.size() ? rest[suffix.size()] : 0;
+      if (next == '{' || next == ' ') {
+        out.push_back(line);
+        break;
+      }
+    }
   }
   return out;
 }

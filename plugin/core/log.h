@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Logging through whatever the host provides: slurmctld's log inside the
+// controller, stderr in the shim and tests.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "config.h"
+
+namespace sm {
+
+using LogSink = void (*)(LogLevel level, const char* message);
+
+// Not thread-safe against concurrent Log calls: set once before threads
+// start and reset after they are joined.
+void SetLogSink(LogSink sink, LogLevel threshold);
+
+void Log(LogLevel level, std::string_view message);
+inline void LogDebug(std::string_view m) { Log(LogLevel::kDebug, m); }
+inline void LogInfo(std::string_view m) { Log(LogLevel::kInfo, m); }
+inline void LogWarn(std::string_view m) { Log(LogLevel::kWarn, m); }
+inline void LogError(std::string_view m) { Log(LogLevel::kError, m); }
+
+}  // namespace sm

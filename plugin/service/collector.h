@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The background collector: Soperator's nodes/jobs/diag sub-collectors on a
+// ticker, each with an in-flight limit, sequence numbers against stale
+// results and failure isolation. After each tick it renders every endpoint
+// into cached bodies, so a scrape copies bytes and never touches slurmctld.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "endpoints.h"
+#include "exposition.h"
+#include "node_history.h"
+#include "self_monitoring.h"
+#include "source.h"
+
+namespace sm {
+
+// One rendered exposition; immutable once published. The gzip form is made
+// on first request and kept.
+class Body {
+ public:
+  Body(std::string text, uint64_t series) : text_(std::move(text)), series_(series) {}
+  const std::string& text() const { return text_; }
+  uint64_t series() const { return series_; }
+  // Thread-safe; compresses once.
+  const std::string& gzipped() const;
+
+ private:
+  std::string text_;
+  uint64_t series_;
+  mutable std::once_flag gzip_once_;
+  mutable std::string gzipped_;
+};
+
+struct CollectorOptions {
+  std::chrono::milliseconds interval{30000};
+  int max_inflight = 1;
+  std::vector<Endpoint> endpoints;  // what to render
+  bool native_values = false;
+  std::vector<std::string> disabled_families;
+  // Clocks, injectable for tests: monotonic seconds and unix seconds.
+  std::function<double()> monotonic_now;
+  std::function<int64_t()> unix_now;
+};
+
+class Collector {
+ public:
+  static constexpr int kSubCollectors = 3;  // nodes, jobs, diag
+
+  Collector(Source& source, CollectorOptions options, SelfMonitoring& monitoring);
+  ~Collector();
+  Collector(const Collector&) = delete;
+  Collector& operator=(const Collector&) = delete;
+
+  // Starts the ticker and workers; the first tick runs at once.
+  void Start();
+  // Stops and joins every thread; safe to call twice.
+  void Stop();
+
+  // Runs one tick synchronously on the calling thread (shim, tests).
+  void CollectOnce();
+
+  // The latest body for an endpoint and format; an empty body before the
+  // first successful collection (Soperator serves an empty 200 then too).
+  // A format nobody asked for yet is rendered on first request.
+  // `gzip` marks the body as wanted compressed: later renders compress it
+  // eagerly on the collector thread instead of on a scrape.
+  std::shared_ptr<const Body> Get(Endpoint e, Format f, bool gzip = false);
+
+  // True once a collection has completed while active.
+  bool Ready() const;
+
+ private:
+  struct SubCollector {
+    const char* name;
+    int inflight = 0;
+    uint64_t next_sequence = 0;
+    uint64_t applied_sequence = 0;
+  };
+  struct Tick {
+    double start = 0;
+    int started = 0;
+    int finished = 0;
+    bool failed = false;
+  };
+  struct Task {
+    int sub;
+    uint64_t sequence;
+    std::shared_ptr<Tick> tick;
+  };
+
+  void TickerLoop();
+  void WorkerLoop();
+  void StartTick(bool synchronous);
+  void RunTask(const Task& task);
+  // Applies a result under apply_mu_; false when stale.
+  bool Apply(int sub, uint64_t sequence, std::shared_ptr<void> result);
+  void FinishTask(const Task& task, bool error);
+  void RenderAll();
+  void Deactivate();
+
+  Source& source_;
+  CollectorOptions options_;
+  SelfMonitoring& monitoring_;
+
+  std::mutex mu_;  // scheduling state, generation, queue
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  bool started_ = false;
+  std::array<SubCollector, kSubCollectors> subs_;
+  std::deque<Task> queue_;
+  std::vector<std::thread> threads_;
+
+  std::mutex apply_mu_;  // cluster state and node history
+  ClusterState state_;
+  NodeHistory history_;
+  bool active_ = true;
+
+  // Published bodies by endpoint and format; nullptr = not rendered yet.
+  std::array<std::shared_ptr<const Body>, kEndpointCount * 2> bodies_;
+  std::array<bool, kEndpointCount * 2> wanted_{};
+  std::array<bool, kEndpointCount * 2> gzip_wanted_{};
+  bool ready_ = false;
+};
+
+}  // namespace sm

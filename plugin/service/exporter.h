@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Everything a carrier starts and stops: the collector, the self-monitoring
+// state and the optional civetweb listeners, wired to one Source.
+#pragma once
+
+#include <memory>
+
+#include "collector.h"
+#include "config.h"
+#include "http_listener.h"
+#include "self_monitoring.h"
+#include "source.h"
+
+namespace sm {
+
+enum class Carrier {
+  kJobSubmit,  // JobSubmitPlugins=soperator: our listener is the product
+  kMetrics,    // MetricsType=metrics/soperator: slurmctld serves the paths
+};
+
+class Exporter {
+ public:
+  Exporter(Source& source, Config config, Carrier carrier);
+  ~Exporter();
+
+  void Start();
+  void Stop();  // joins every thread; idempotent
+
+  Collector& collector() { return collector_; }
+  SelfMonitoring& monitoring() { return monitoring_; }
+  const Config& config() const { return config_; }
+  HttpListener* main_listener() { return main_.get(); }
+  HttpListener* monitoring_listener() { return monitoring_listener_.get(); }
+
+  HttpResponse ServeMain(const HttpRequest& req);
+  HttpResponse ServeMonitoring(const HttpRequest& req);
+
+ private:
+  Config config_;
+  Carrier carrier_;
+  SelfMonitoring monitoring_;
+  Collector collector_;
+  std::unique_ptr<HttpListener> main_;
+  std::unique_ptr<HttpListener> monitoring_listener_;
+};
+
+}  // namespace sm

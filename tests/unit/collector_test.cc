@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The collector and HTTP side with a fake Source: Soperator's sub-collector
+// semantics (spec sections 1 and 9) and our listener's behaviour.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "collector.h"
+#include "exporter.h"
+#include "test_util.h"
+
+namespace sm {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::Samples;
+using V = std::vector<std::string>;
+
+class FakeSource : public Source {
+ public:
+  std::shared_ptr<NodeSnapshot> CollectNodes(LockTiming& t, std::string& err) override {
+    WaitIfBlocked();
+    t.used = true;
+    t.wait_seconds = 0.001;
+    t.hold_seconds = 0.002;
+    if (fail_nodes) {
+      err = "boom";
+      return nullptr;
+    }
+    auto s = std::make_shared<NodeSnapshot>();
+    Node n;
+    n.name = s->arena.Store(node_name);
+    n.state = {NodeBase::kIdle, 0};
+    n.cpus = 4;
+    s->nodes.push_back(n);
+    return s;
+  }
+  std::shared_ptr<JobSnapshot> CollectJobs(LockTiming&, std::string&) override {
+    auto s = std::make_shared<JobSnapshot>();
+    Job j;
+    j.id = 7;
+    j.state = JobBase::kRunning;
+    s->jobs.push_back(j);
+    return s;
+  }
+  std::shared_ptr<DiagSnapshot> CollectDiag(LockTiming&, std::string& err) override {
+    err = "no statistics";
+    return nullptr;
+  }
+  bool Active() override { return active; }
+
+  void WaitIfBlocked() {
+    std::unique_lock lock(mu);
+    ++entered;
+    cv.notify_all();
+    cv.wait(lock, [&] { return !block; });
+  }
+  void Release() {
+    std::lock_guard lock(mu);
+    block = false;
+    cv.notify_all();
+  }
+  void WaitEntered(int n) {
+    std::unique_lock lock(mu);
+    cv.wait(lock, [&] { return entered >= n; });
+  }
+
+  std::atomic<bool> fail_nodes{false};
+  std::atomic<bool> active{true};
+  std::string node_name = "n1";
+  std::mutex mu;
+  std::condition_variable cv;
+  bool block = false;
+  int entered = 0;
+};
+
+CollectorOptions Options() {
+  CollectorOptions o;
+  o.endpoints = {Endpoint::kSoperator};
+  o.unix_now = [] { return int64_t{1000}; };
+  return o;
+}
+
+std::string Monitoring(const SelfMonitoring& m) {
+  MetricSet set;
+  m.AddFamilies(set);
+  return testing::Render(set);
+}
+
+TEST(Collector, EmptyBeforeFirstCollectionThenCached) {
+  FakeSource src;
+  SelfMonitoring mon;
+  Collector c(src, Options(), mon);
+  EXPECT_EQ(c.Get(Endpoint::kSoperator, Format::kText)->text(), "");
+  EXPECT_FALSE(c.Ready());
+  c.CollectOnce();
+  EXPECT_TRUE(c.Ready());
+  auto body = c.Get(Endpoint::kSoperator, Format::kText);
+  EXPECT_EQ(Samples(body->text(), "slurm_node_cpus_total"),
+            V{"slurm_node_cpus_total{node_name=\"n1\"} 4"});
+  EXPECT_EQ(Samples(body->text(), "slurm_job_info").size(), 1u);
+  // The same object until the next collection: a scrape is a copy.
+  EXPECT_EQ(body.get(), c.Get(Endpoint::kSoperator, Format::kText).get());
+}
+
+TEST(Collector, FailedSubCollectorKeepsLastGoodData) {
+  FakeSource src;
+  SelfMonitoring mon;
+  Collector c(src, Options(), mon);
+  c.CollectOnce();
+  src.fail_nodes = true;
+  src.node_name = "n2";
+  c.CollectOnce();
+  const std::string text = c.Get(Endpoint::kSoperator, Format::kText)->text();
+  EXPECT_EQ(Samples(text, "slurm_node_cpus_total"),
+            V{"slurm_node_cpus_total{node_name=\"n1\"} 4"});
+  const std::string m = Monitoring(mon);
+  EXPECT_EQ(Samples(m, "slurm_exporter_collection_attempts_total"),
+            V{"slurm_exporter_collection_attempts_total 2"});
+  // diag fails every time, nodes once.
+  EXPECT_EQ(Samples(m, "slurm_exporter_collection_failures_total"),
+            V{"slurm_exporter_collection_failures_total 2"});
+  EXPECT_EQ(Samples(m, "slurm_exporter_collector_errors_total"),
+            (V{"slurm_exporter_collector_errors_total{collector=\"diag\"} 2",
+               "slurm_exporter_collector_errors_total{collector=\"nodes\"} 1"}));
+  EXPECT_EQ(Samples(m, "slurm_exporter_controller_lock_hold_seconds"),
+            V{"slurm_exporter_controller_lock_hold_seconds{collector=\"nodes\"} 0.002"});
+  // No diag ever succeeded: no controller families at all.
+  EXPECT_TRUE(Samples(text, "slurm_controller_rpc_calls_total").empty());
+}
+
+TEST(Collector, BusySubCollectorIsSkipped) {
+  FakeSource src;
+  src.block = true;
+  SelfMonitoring mon;
+  CollectorOptions o = Options();
+  o.interval = 50ms;
+  Collector c(src, o, mon);
+  c.Start();
+  src.WaitEntered(1);
+  std::this_thread::sleep_for(300ms);  // several ticks while nodes is stuck
+  std::string m = Monitoring(mon);
+  ASSERT_EQ(Samples(m, "slurm_exporter_collector_skipped_total").size(), 1u);
+  EXPECT_NE(Samples(m, "slurm_exporter_collector_skipped_total")[0].find(
+                "{collector=\"nodes\"}"),
+            std::string::npos);
+  EXPECT_EQ(Samples(m, "slurm_exporter_collector_inflight"),
+            (V{"slurm_exporter_collector_inflight{collector=\"diag\"} 0",
+               "slurm_exporter_collector_inflight{collector=\"jobs\"} 0",
+               "slurm_exporter_collector_inflight{collector=\"nodes\"} 1"}));
+  src.Release();
+  c.Stop();
+}
+
+TEST(Collector, StaleResultIsDropped) {
+  FakeSource src;
+  src.block = true;
+  SelfMonitoring mon;
+  CollectorOptions o = Options();
+  o.interval = 1h;  // ticks only when we ask
+  o.max_inflight = 2;
+  Collector c(src, o, mon);
+  c.Start();          // tick 1: nodes run #1 blocks
+  src.WaitEntered(1);
+  src.node_name = "second";
+  // Run #2 of nodes completes first (synchronously, not blocked).
+  std::thread t([&] {
+    {
+      std::lock_guard lock(src.mu);
+      src.block = false;
+    }
+    c.CollectOnce();
+  });
+  t.join();
+  src.node_name = "first-late";
+  src.Release();
+  c.Stop();
+  const std::string text = c.Get(Endpoint::kSoperator, Format::kText)->text();
+  // Whichever order the workers ran, the newest sequence wins.
+  EXPECT_EQ(Samples(text, "slurm_node_cpus_total").size(), 1u);
+  EXPECT_EQ(text.find("first-late"), std::string::npos);
+}
+
+TEST(Collector, InactiveControllerServesNothing) {
+  FakeSource src;
+  SelfMonitoring mon;
+  Collector c(src, Options(), mon);
+  c.CollectOnce();
+  EXPECT_TRUE(c.Ready());
+  src.active = false;
+  c.CollectOnce();
+  EXPECT_FALSE(c.Ready());
+  EXPECT_EQ(c.Get(Endpoint::kSoperator, Format::kText)->text(), "");
+}
+
+TEST(Collector, RendersOpenMetricsOnDemand) {
+  FakeSource src;
+  SelfMonitoring mon;
+  Collector c(src, Options(), mon);
+  c.CollectOnce();
+  const std::string om = c.Get(Endpoint::kSoperator, Format::kOpenMetrics)->text();
+  EXPECT_NE(om.find("slurm_node_cpus_total{node_name=\"n1\"} 4.0\n"),
+            std::string::npos);
+  EXPECT_TRUE(om.ends_with("# EOF\n"));
+}
+
+// ---- HTTP -----------------------------------------------------------------
+
+struct Reply {
+  std::string head;
+  std::string body;
+};
+
+Reply Http(int port, const std::string& request,
+           uint32_t address = INADDR_LOOPBACK) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(address);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    close(fd);
+    return {};
+  }
+  (void)!write(fd, request.data(), request.size());
+  std::string all;
+  char buf[65536];
+  for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) all.append(buf, n);
+  close(fd);
+  const size_t split = all.find("\r\n\r\n");
+  if (split == std::string::npos) return {all, ""};
+  return {all.substr(0, split), all.substr(split + 4)};
+}
+
+Reply Get(int port, const std::string& path, const std::string& extra = "",
+          uint32_t address = INADDR_LOOPBACK) {
+  return Http(port, "GET " + path + " HTTP/1.1\r\nHost: x\r\n" + extra + "\r\n",
+              address);
+}
+
+std::string Gunzip(const std::string& in) {
+  z_stream zs{};
+  inflateInit2(&zs, 15 + 16);
+  std::string out(in.size() * 20 + 1024, '\0');
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  zs.avail_in = static_cast<uInt>(in.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(out.size());
+  inflate(&zs, Z_FINISH);
+  out.resize(zs.total_out);
+  inflateEnd(&zs);
+  return out;
+}
+
+class ExporterHttp : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::vector<ConfigMessage> msgs;
+    // Port 0: any free port, read back from the listener.
+    config_ = LoadConfig("MetricsBindAddress=127.0.0.1:0\n"
+                         "MonitoringBindAddress=127.0.0.2:0\n"
+                         "CollectionInterval=1h\n",
+                         "test", [](const char*) { return nullptr; }, msgs);
+    ASSERT_TRUE(msgs.empty());
+  }
+  Config config_;
+  FakeSource src_;
+};
+
+TEST_F(ExporterHttp, RoutesAndFormats) {
+  struct sigaction before {}, after {};
+  sigaction(SIGCHLD, nullptr, &before);
+  Exporter ex(src_, config_, Carrier::kJobSubmit);
+  ex.Start();
+  sigaction(SIGCHLD, nullptr, &after);
+  EXPECT_EQ(after.sa_handler, before.sa_handler) << "civetweb changed SIGCHLD";
+  const int port = ex.main_listener()->port();
+  ASSERT_GT(port, 0);
+
+  // The ticker's first collection may still be running: wait for it.
+  for (int i = 0; i < 200 && !ex.collector().Ready(); ++i)
+    std::this_thread::sleep_for(10ms);
+  ASSERT_TRUE(ex.collector().Ready());
+
+  Reply r = Get(port, "/metrics");
+  EXPECT_NE(r.head.find("HTTP/1.1 200"), std::string::npos);
+  EXPECT_NE(r.head.find("Content-Type: text/plain; version=0.0.4; "
+                        "charset=utf-8; escaping=underscores"),
+            std::string::npos);
+  EXPECT_EQ(Samples(r.body, "slurm_node_cpus_total"),
+            V{"slurm_node_cpus_total{node_name=\"n1\"} 4"});
+
+  r = Get(port, "/metrics",
+          "Accept: application/openmetrics-text;version=1.0.0,text/plain;q=0.5\r\n");
+  EXPECT_NE(r.head.find("Content-Type: application/openmetrics-text; "
+                        "version=1.0.0"),
+            std::string::npos);
+  EXPECT_TRUE(r.body.ends_with("# EOF\n"));
+
+  r = Get(port, "/metrics", "Accept-Encoding: gzip, deflate\r\n");
+  EXPECT_NE(r.head.find("Content-Encoding: gzip"), std::string::npos);
+  EXPECT_EQ(Samples(Gunzip(r.body), "slurm_node_cpus_total"),
+            V{"slurm_node_cpus_total{node_name=\"n1\"} 4"});
+
+  r = Http(port, "HEAD /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_NE(r.head.find("HTTP/1.1 200"), std::string::npos);
+  EXPECT_EQ(r.body, "");
+
+  r = Get(port, "/health");
+  EXPECT_EQ(r.body, "healthy");
+  EXPECT_NE(Get(port, "/livez").head.find(" 200 "), std::string::npos);
+  EXPECT_NE(Get(port, "/readyz").head.find(" 200 "), std::string::npos);
+  EXPECT_NE(Get(port, "/nope").head.find(" 404 "), std::string::npos);
+  r = Http(port, "POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n");
+  EXPECT_NE(r.head.find(" 405 "), std::string::npos);
+  EXPECT_NE(r.head.find("Allow: GET, HEAD"), std::string::npos);
+
+  // A request line far beyond max_request_size is refused, not served.
+  const auto t0 = std::chrono::steady_clock::now();
+  r = Get(port, "/metrics?" + std::string(20000, 'a'));
+  EXPECT_EQ(r.head.find(" 200 "), std::string::npos);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 2s);
+
+  const int mon_port = ex.monitoring_listener()->port();
+  ASSERT_GT(mon_port, 0);
+  r = Get(mon_port, "/metrics", "", INADDR_LOOPBACK + 1);  // 127.0.0.2
+  // GET, OM, gzip and HEAD hit /metrics, and so did the POST.
+  EXPECT_EQ(Samples(r.body, "slurm_exporter_metrics_requests_total"),
+            V{"slurm_exporter_metrics_requests_total 5"});
+  // node_info, cpus_total, gpu_seconds (0 GPUs) and job_info.
+  EXPECT_EQ(Samples(r.body, "slurm_exporter_metrics_exported"),
+            V{"slurm_exporter_metrics_exported 4"});
+  const auto stop0 = std::chrono::steady_clock::now();
+  ex.Stop();
+  // fini() waits for this: slurmctld's shutdown must not hang on us.
+  EXPECT_LT(std::chrono::steady_clock::now() - stop0, 5s);
+  EXPECT_FALSE(ex.main_listener()->bound());
+}
+
+TEST_F(ExporterHttp, BusyPortIsRetriedInTheBackground) {
+  // Occupy a port, start the exporter on it, free it: the listener binds.
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  int one = 1;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(listen(fd, 1), 0);
+  socklen_t len = sizeof addr;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  const int port = ntohs(addr.sin_port);
+  config_.metrics_bind_address = "127.0.0.1:" + std::to_string(port);
+  Exporter ex(src_, config_, Carrier::kJobSubmit);
+  ex.Start();
+  EXPECT_FALSE(ex.main_listener()->bound());
+  close(fd);
+  for (int i = 0; i < 50 && !ex.main_listener()->bound(); ++i)
+    std::this_thread::sleep_for(100ms);
+  EXPECT_TRUE(ex.main_listener()->bound());
+  EXPECT_NE(Get(port, "/health").body.find("healthy"), std::string::npos);
+  ex.Stop();
+}
+
+}  // namespace
+}  // namespace sm
