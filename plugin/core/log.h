@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "config.h"
+#include "exporter_config.h"
 
 namespace sm {
 

@@ -115,7 +115,12 @@ void Collector::TickerLoop() {
       LogError("collector tick failed");
     }
     lock.lock();
-    cv_.wait_for(lock, options_.interval, [this] { return stopping_; });
+    // Until slurmctld has loaded its state (or while it is a standby
+    // backup) look again every second rather than every interval.
+    const auto wait = ready_ ? options_.interval
+                             : std::min<std::chrono::milliseconds>(
+                                   options_.interval, std::chrono::seconds(1));
+    cv_.wait_for(lock, wait, [this] { return stopping_; });
   }
 }
 

@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "collector.h"
-#include "config.h"
+#include "exporter_config.h"
 #include "http_listener.h"
 #include "self_monitoring.h"
 #include "source.h"

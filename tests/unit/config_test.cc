@@ -3,7 +3,7 @@
 
 #include <map>
 
-#include "config.h"
+#include "exporter_config.h"
 
 namespace sm {
 namespace {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "config.h"
+#include "exporter_config.h"
 
 #include <algorithm>
 #include <cctype>

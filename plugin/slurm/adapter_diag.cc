@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// sdiag's numbers. The per-RPC-type and per-user counters are static inside
+// slurmctld's proc_req.c, so the only way to them is the same
+// REQUEST_STATS_INFO RPC sdiag sends, here from our own collector thread
+// (never from a slurmctld worker, which could deadlock waiting on itself).
+#include <cerrno>
+#include <mutex>
+
+#include "adapter.h"
+#include "adapter_util.h"
+
+namespace sm::slurm {
+
+std::shared_ptr<DiagSnapshot> ControllerSource::CollectDiag(LockTiming&,
+                                                            std::string& error) {
+  stats_info_request_msg_t req = {};
+  req.command_id = STAT_COMMAND_GET;
+  stats_info_response_msg_t* resp = nullptr;
+  if (slurm_get_statistics(&resp, &req) != SLURM_SUCCESS || !resp) {
+    error = std::string("sdiag statistics RPC failed: ") + slurm_strerror(errno);
+    return nullptr;
+  }
+  auto snap = std::make_shared<DiagSnapshot>();
+  Arena& arena = snap->arena;
+  snap->server_thread_count = resp->server_thread_count;
+  {
+    // rpc_num2string() formats unknown opcodes into a static buffer.
+    static std::mutex names_mu;
+    std::lock_guard lock(names_mu);
+    for (uint32_t i = 0; i < resp->rpc_type_size; ++i) {
+      RpcTypeStat s;
+      s.type_id = resp->rpc_type_id[i];
+      s.message_type = arena.StoreCString(rpc_num2string(resp->rpc_type_id[i]));
+      s.count = resp->rpc_type_cnt[i];
+      s.total_time_us = resp->rpc_type_time[i];
+      snap->rpc_types.push_back(s);
+    }
+  }
+  for (uint32_t i = 0; i < resp->rpc_user_size; ++i) {
+    RpcUserStat s;
+    s.user_id = resp->rpc_user_id[i];
+    s.user = arena.Store(users_.Name(resp->rpc_user_id[i]));
+    s.count = resp->rpc_user_cnt[i];
+    s.total_time_us = resp->rpc_user_time[i];
+    snap->rpc_users.push_back(s);
+  }
+  SchedulerStats& st = snap->sched;
+  st.time = resp->req_time;
+  st.req_time_start = resp->req_time_start;
+  st.agent_queue_size = resp->agent_queue_size;
+  st.agent_count = resp->agent_count;
+  st.agent_thread_count = resp->agent_thread_count;
+  st.dbd_agent_queue_size = resp->dbd_agent_queue_size;
+  st.latency = resp->gettimeofday_latency;
+  st.jobs_submitted = resp->jobs_submitted;
+  st.jobs_started = resp->jobs_started;
+  st.jobs_completed = resp->jobs_completed;
+  st.jobs_canceled = resp->jobs_canceled;
+  st.jobs_failed = resp->jobs_failed;
+  st.jobs_pending = resp->jobs_pending;
+  st.jobs_running = resp->jobs_running;
+  st.job_states_ts = resp->job_states_ts;
+  st.schedule_cycle_max = resp->schedule_cycle_max;
+  st.schedule_cycle_last = resp->schedule_cycle_last;
+  st.schedule_cycle_sum = resp->schedule_cycle_sum;
+  st.schedule_cycle_counter = resp->schedule_cycle_counter;
+  st.schedule_cycle_depth = resp->schedule_cycle_depth;
+  st.schedule_queue_len = resp->schedule_queue_len;
+  st.bf_backfilled_jobs = resp->bf_backfilled_jobs;
+  st.bf_last_backfilled_jobs = resp->bf_last_backfilled_jobs;
+  st.bf_backfilled_het_jobs = resp->bf_backfilled_het_jobs;
+  st.bf_cycle_counter = resp->bf_cycle_counter;
+  st.bf_cycle_sum = resp->bf_cycle_sum;
+  st.bf_cycle_last = resp->bf_cycle_last;
+  st.bf_cycle_max = resp->bf_cycle_max;
+  st.bf_last_depth = resp->bf_last_depth;
+  st.bf_last_depth_try = resp->bf_last_depth_try;
+  st.bf_depth_sum = resp->bf_depth_sum;
+  st.bf_depth_try_sum = resp->bf_depth_try_sum;
+  st.bf_queue_len = resp->bf_queue_len;
+  st.bf_queue_len_sum = resp->bf_queue_len_sum;
+  st.bf_table_size = resp->bf_table_size;
+  st.bf_table_size_sum = resp->bf_table_size_sum;
+  st.bf_when_last_cycle = resp->bf_when_last_cycle;
+  st.bf_active = resp->bf_active;
+#if SM_SLURM_AT_LEAST(23, 2)
+  if (resp->schedule_exit)
+    st.schedule_exit.assign(resp->schedule_exit,
+                            resp->schedule_exit + resp->schedule_exit_cnt);
+  if (resp->bf_exit)
+    st.bf_exit.assign(resp->bf_exit, resp->bf_exit + resp->bf_exit_cnt);
+#endif
+  slurm_free_stats_response_msg(resp);
+  return snap;
+}
+
+}  // namespace sm::slurm

@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Jobs, as slurmctld packs them for `squeue --json`/slurmrestd (pack_job()
+// and _pack_default_job_details() of the release we build for), plus the
+// client-side formatting those tools add.
+#include <algorithm>
+#include <mutex>
+
+#include "adapter.h"
+#include "adapter_util.h"
+#include "stdio_path.h"
+
+namespace sm::slurm {
+namespace {
+
+#if SM_SLURM_AT_LEAST(23, 2)
+constexpr StdioDialect kStdio = StdioDialect::kSlurm2302;
+#else
+constexpr StdioDialect kStdio = StdioDialect::kSlurm2205;
+#endif
+
+// What the lock-free second pass needs beyond the Job fields.
+struct Raw {
+  uint32_t user_id;
+  uint32_t state_reason;
+  uint32_t array_task_id;
+  uint32_t array_max_tasks;
+  bool batch;
+  std::string_view user_name;  // as recorded on the job, often empty
+  std::string_view work_dir;
+  std::string_view std_out;
+  std::string_view std_err;
+  std::string_view array_hex;  // meta record's task bitmap, "0x..."
+};
+
+JobBase MapBase(uint32_t state) {
+  switch (state & JOB_STATE_BASE) {
+    case JOB_PENDING: return JobBase::kPending;
+    case JOB_RUNNING: return JobBase::kRunning;
+    case JOB_SUSPENDED: return JobBase::kSuspended;
+    case JOB_COMPLETE: return JobBase::kCompleted;
+    case JOB_CANCELLED: return JobBase::kCancelled;
+    case JOB_FAILED: return JobBase::kFailed;
+    case JOB_TIMEOUT: return JobBase::kTimeout;
+    case JOB_NODE_FAIL: return JobBase::kNodeFail;
+    case JOB_PREEMPTED: return JobBase::kPreempted;
+    case JOB_BOOT_FAIL: return JobBase::kBootFail;
+    case JOB_DEADLINE: return JobBase::kDeadline;
+    case JOB_OOM: return JobBase::kOutOfMemory;
+    default: return JobBase::kPending;
+  }
+}
+
+uint32_t MapFlags(uint32_t state) {
+  struct Bit {
+    uint32_t slurm;
+    uint32_t ours;
+  };
+  static const Bit kBits[] = {
+      {JOB_LAUNCH_FAILED, job_flag::kLaunchFailed},
+      {JOB_REQUEUE, job_flag::kRequeue},
+      {JOB_REQUEUE_HOLD, job_flag::kRequeueHold},
+      {JOB_SPECIAL_EXIT, job_flag::kSpecialExit},
+      {JOB_RESIZING, job_flag::kResizing},
+      {JOB_CONFIGURING, job_flag::kConfiguring},
+      {JOB_COMPLETING, job_flag::kCompleting},
+      {JOB_STOPPED, job_flag::kStopped},
+      {JOB_RECONFIG_FAIL, job_flag::kReconfigFail},
+      {JOB_POWER_UP_NODE, job_flag::kPowerUpNode},
+      {JOB_REVOKED, job_flag::kRevoked},
+      {JOB_REQUEUE_FED, job_flag::kRequeueFed},
+      {JOB_RESV_DEL_HOLD, job_flag::kResvDelHold},
+      {JOB_SIGNALING, job_flag::kSignaling},
+      {JOB_STAGE_OUT, job_flag::kStageOut},
+  };
+  uint32_t out = 0;
+  for (const Bit& b : kBits) {
+    if (state & b.slurm) out |= b.ours;
+  }
+  return out;
+}
+
+// NumCPUs as _pack_default_job_details() reports it.
+int64_t PackedCpus(job_record_t* job) {
+  struct job_details* d = job->details;
+  if (!d) return job->total_cpus ? job->total_cpus : job->cpu_cnt;
+  if (IS_JOB_COMPLETING(job) && job->cpu_cnt) return job->cpu_cnt;
+  if (job->total_cpus && !IS_JOB_PENDING(job)) return job->total_cpus;
+  return d->min_cpus;
+}
+
+// NumNodes as _pack_default_job_details() reports it, estimate included.
+int64_t PackedNodes(job_record_t* job, int max_cpu_cnt, int max_core_cnt) {
+  struct job_details* d = job->details;
+  if (!d) return job->node_cnt;
+  if (IS_JOB_COMPLETING(job) && job->node_cnt) return job->node_cnt;
+  if (job->total_nodes) return job->total_nodes;
+  if (job->node_cnt_wag) return job->node_cnt_wag;
+  if (job->part_ptr && job->part_ptr->max_cpu_cnt) {
+    max_cpu_cnt = job->part_ptr->max_cpu_cnt;
+    max_core_cnt = job->part_ptr->max_core_cnt;
+  }
+  if (max_cpu_cnt < 1) max_cpu_cnt = 1;
+  if (max_core_cnt < 1) max_core_cnt = 1;
+  uint32_t min_nodes;
+  if (d->ntasks_per_node) {
+    min_nodes = d->num_tasks / d->ntasks_per_node;
+  } else if (d->cpus_per_task > 1) {
+    uint32_t per_node = std::max<uint32_t>(max_cpu_cnt / d->cpus_per_task, 1);
+    min_nodes = d->num_tasks / per_node;
+    min_nodes = std::max(min_nodes, d->min_nodes);
+    if (d->num_tasks % per_node) ++min_nodes;
+    return min_nodes;
+  } else if (d->mc_ptr && d->mc_ptr->ntasks_per_core &&
+             d->mc_ptr->ntasks_per_core != INFINITE16) {
+    uint32_t min_cores = (d->num_tasks + d->mc_ptr->ntasks_per_core - 1) /
+                         d->mc_ptr->ntasks_per_core;
+    min_nodes = (min_cores + max_core_cnt - 1) / max_core_cnt;
+  } else {
+    min_nodes = (d->num_tasks + max_cpu_cnt - 1) / max_cpu_cnt;
+  }
+  return std::max(min_nodes, d->min_nodes);
+}
+
+// _find_node_config(): the largest CPU and core counts of any node.
+void NodeConfigMax(int& max_cpus, int& max_cores) {
+  max_cpus = max_cores = -1;
+  node_record_t* node;
+  for (int i = 0; (node = next_node(&i)); ++i) {
+    if (!node->config_ptr) continue;
+    max_cpus = std::max<int>(max_cpus, node->config_ptr->cpus);
+    max_cores = std::max<int>(max_cores, node->config_ptr->cores);
+  }
+}
+
+std::string_view StoreOwned(Arena& arena, char* xmalloced) {
+  const std::string_view v = arena.StoreCString(xmalloced);
+  xfree(xmalloced);
+  return v;
+}
+
+}  // namespace
+
+std::shared_ptr<JobSnapshot> ControllerSource::CollectJobs(LockTiming& timing,
+                                                           std::string& error) {
+  auto snap = std::make_shared<JobSnapshot>();
+  Arena& arena = snap->arena;
+  std::vector<Raw> raws;
+  {
+    slurmctld_lock_t locks = {};
+    locks.conf = READ_LOCK;
+    locks.job = READ_LOCK;
+    locks.node = READ_LOCK;  // node_bitmap_cg names, node config maxima
+    locks.part = READ_LOCK;
+    locks.fed = READ_LOCK;
+    TimedLock lock(locks, timing);
+    if (!job_list) {
+      error = "job list not loaded yet";
+      return nullptr;
+    }
+    int max_cpu_cnt, max_core_cnt;
+    NodeConfigMax(max_cpu_cnt, max_core_cnt);
+    const time_t now = time(nullptr);
+    const size_t count = static_cast<size_t>(list_count(job_list));
+    snap->jobs.reserve(count);
+    raws.reserve(count);
+
+    ForEachRecord(job_list, [&](void* x) {
+      auto* job = static_cast<job_record_t*>(x);
+      struct job_details* d = job->details;
+      Job j;
+      Raw r{};
+      j.id = job->job_id;
+      j.name = arena.StoreCString(job->name);
+      j.state = MapBase(job->job_state);
+      j.flags = MapFlags(job->job_state);
+      r.state_reason = job->state_reason;
+      j.partition = arena.StoreCString(
+          !IS_JOB_PENDING(job) && job->part_ptr ? job->part_ptr->name
+                                                : job->partition);
+      r.user_id = job->user_id;
+      j.user_id = job->user_id;
+      const char* user = job->user_name;
+#if SM_SLURM_AT_LEAST(24, 5)
+      if (!user && job->id) user = job->id->pw_name;
+#endif
+      r.user_name = arena.StoreCString(user);
+      j.mail_user = arena.StoreCString(job->mail_user);
+      r.batch = job->batch_flag != 0;
+      if (d) {
+        r.work_dir = arena.StoreCString(d->work_dir);
+        r.std_out = arena.StoreCString(d->std_out);
+        r.std_err = arena.StoreCString(d->std_err);
+        j.submit_time = d->submit_time;
+        // memory_per_node is absent when the request is per CPU.
+        if (!(d->pn_min_memory & MEM_PER_CPU))
+          j.memory_per_node_mb = static_cast<int64_t>(d->pn_min_memory);
+        j.min_nodes = d->min_nodes;
+        j.max_nodes = d->max_nodes;
+      } else {
+        j.submit_time = 0;
+      }
+      // Only the allocated node list; a completing job shows the nodes it
+      // is still completing on.
+      if (IS_JOB_COMPLETING(job) && job->node_bitmap_cg)
+        j.nodes = StoreOwned(arena, bitmap2node_name(job->node_bitmap_cg));
+      else
+        j.nodes = arena.StoreCString(job->nodes);
+
+      j.array_job_id = job->array_job_id;
+      r.array_task_id = job->array_task_id;
+      if (job->array_task_id != NO_VAL) j.array_task_id = job->array_task_id;
+      if (job->array_recs) {
+        // Not build_array_str(): it writes to the job record.
+        if (job->array_recs->task_id_str) {
+          r.array_hex = arena.StoreCString(job->array_recs->task_id_str);
+        } else if (job->array_recs->task_id_bitmap) {
+          r.array_hex = StoreOwned(
+              arena, bit_fmt_hexmask(job->array_recs->task_id_bitmap));
+        }
+        r.array_max_tasks = job->array_recs->max_run_tasks;
+        j.array_pending_tasks = job->array_recs->task_cnt;
+      }
+
+      // Times as pack_job() reports them.
+      uint32_t time_limit = job->time_limit;
+      if (time_limit == NO_VAL && job->part_ptr)
+        time_limit = job->part_ptr->max_time;
+      const time_t begin = d ? d->begin_time : 0;
+      time_t start = 0, end = 0;
+      if (IS_JOB_STARTED(job)) {
+        start = job->start_time;
+        end = job->end_time;
+      } else if (job->start_time != 0) {
+        start = std::max<time_t>(job->start_time, now);
+        if (time_limit != NO_VAL)
+          end = std::max<time_t>(job->end_time, start + time_limit * 60);
+      } else if (begin > now) {
+        start = begin;
+        if (time_limit != NO_VAL)
+          end = std::max<time_t>(job->end_time, start + time_limit * 60);
+      }
+      j.start_time = start;
+      j.end_time = end;
+
+      j.tres_alloc = arena.StoreCString(job->tres_fmt_alloc_str);
+      j.tres_req = arena.StoreCString(job->tres_fmt_req_str);
+      j.cpus = PackedCpus(job);
+      j.node_count = PackedNodes(job, max_cpu_cnt, max_core_cnt);
+
+      // For the native families.
+      j.account = arena.StoreCString(job->account);
+      j.held = job->priority == 0 && IS_JOB_PENDING(job);
+      if (job->tres_alloc_cnt) {
+        j.cpus_alloc = static_cast<int64_t>(job->tres_alloc_cnt[TRES_ARRAY_CPU]);
+        j.memory_alloc_mb =
+            static_cast<int64_t>(job->tres_alloc_cnt[TRES_ARRAY_MEM]);
+      }
+      if (IS_JOB_RUNNING(job) || IS_JOB_SUSPENDED(job))
+        ForEachSetBit(job->node_bitmap,
+                      [&](uint32_t slot) { j.node_indices.push_back(slot); });
+      snap->jobs.push_back(std::move(j));
+      raws.push_back(r);
+    });
+  }
+
+  // Off-lock: strings the clients compute.
+  static std::mutex xlate_mu;  // xlate and reason tables are plain C
+  for (size_t k = 0; k < snap->jobs.size(); ++k) {
+    Job& j = snap->jobs[k];
+    const Raw& r = raws[k];
+    j.state_reason = arena.StoreCString(ReasonString(r.state_reason));
+    const std::string user =
+        r.user_name.empty() ? users_.Name(r.user_id) : std::string(r.user_name);
+    j.user_name = arena.Store(user);
+    if (!r.array_hex.empty()) {
+      std::lock_guard lock(xlate_mu);
+      char* s = xstrndup(r.array_hex.data(), r.array_hex.size());
+      xlate_array_task_str(&s, r.array_max_tasks, nullptr);
+      j.array_task_string = StoreOwned(arena, s);
+    }
+    StdioJob io;
+    io.job_id = j.id;
+    io.array_job_id = static_cast<uint32_t>(j.array_job_id.value_or(0));
+    io.array_task_id = r.array_task_id;
+    io.name = j.name;
+    io.work_dir = r.work_dir;
+    io.user = user.empty() ? "nobody" : user;  // uid_to_string()'s fallback
+    io.batch = r.batch;
+    io.std_out = r.std_out;
+    io.std_err = r.std_err;
+    j.std_out = arena.Store(JobStdout(kStdio, io));
+    j.std_err = arena.Store(JobStderr(kStdio, io));
+  }
+  return snap;
+}
+
+}  // namespace sm::slurm

@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Nodes, as slurmrestd lists them with SHOW_ALL|SHOW_DETAIL|SHOW_MIXED.
+#include <unordered_map>
+#include <vector>
+
+#include "adapter.h"
+#include "adapter_util.h"
+
+namespace sm::slurm {
+namespace {
+
+NodeState MapNodeState(uint32_t raw) {
+  NodeState s;
+  if (raw == NO_VAL) {  // slurmrestd prints "INVALID" only for this
+    s.base = NodeBase::kNone;
+    s.flags = node_flag::kInvalid;
+    return s;
+  }
+  switch (raw & NODE_STATE_BASE) {
+    case NODE_STATE_UNKNOWN: s.base = NodeBase::kUnknown; break;
+    case NODE_STATE_DOWN: s.base = NodeBase::kDown; break;
+    case NODE_STATE_IDLE: s.base = NodeBase::kIdle; break;
+    case NODE_STATE_ALLOCATED: s.base = NodeBase::kAllocated; break;
+    case NODE_STATE_ERROR: s.base = NodeBase::kError; break;
+    case NODE_STATE_MIXED: s.base = NodeBase::kMixed; break;
+    case NODE_STATE_FUTURE: s.base = NodeBase::kFuture; break;
+    default: s.base = NodeBase::kNone; break;
+  }
+  struct Bit {
+    uint32_t slurm;
+    uint32_t ours;
+  };
+  static const Bit kBits[] = {
+      {NODE_STATE_DRAIN, node_flag::kDrain},
+      {NODE_STATE_MAINT, node_flag::kMaintenance},
+      {NODE_STATE_RES, node_flag::kReserved},
+      {NODE_STATE_COMPLETING, node_flag::kCompleting},
+      {NODE_STATE_FAIL, node_flag::kFail},
+      {NODE_STATE_PLANNED, node_flag::kPlanned},
+      {NODE_STATE_NO_RESPOND, node_flag::kNotResponding},
+      {NODE_STATE_CLOUD, node_flag::kCloud},
+      {NODE_STATE_POWER_DOWN, node_flag::kPowerDown},
+      {NODE_STATE_POWER_DRAIN, node_flag::kPowerDrain},
+      {NODE_STATE_POWERED_DOWN, node_flag::kPoweredDown},
+      {NODE_STATE_POWERING_DOWN, node_flag::kPoweringDown},
+      {NODE_STATE_POWERING_UP, node_flag::kPoweringUp},
+      {NODE_STATE_POWER_UP, node_flag::kPowerUp},
+      {NODE_STATE_REBOOT_REQUESTED, node_flag::kRebootRequested},
+      {NODE_STATE_REBOOT_ISSUED, node_flag::kRebootIssued},
+      {NODE_STATE_INVALID_REG, node_flag::kInvalidReg},
+      {NODE_STATE_DYNAMIC_FUTURE, node_flag::kDynamicFuture},
+      {NODE_STATE_DYNAMIC_NORM, node_flag::kDynamicNorm},
+#if SM_SLURM_AT_LEAST(24, 5)
+      {NODE_STATE_BLOCKED, node_flag::kBlocked},
+#endif
+#if SM_SLURM_AT_LEAST(25, 5)
+      {NODE_STATE_EXTERNAL, node_flag::kExternal},
+#endif
+  };
+  for (const Bit& b : kBits) {
+    if (raw & b.slurm) s.flags |= b.ours;
+  }
+  return s;
+}
+
+// Values needed after the locks are released.
+struct Raw {
+  uint32_t index;
+  uint32_t state;
+  uint16_t cpus_efctv;
+};
+
+// Allocated CPUs and memory per node slot, summed over the jobs holding
+// resources, instead of select_g_select_nodeinfo_set_all(), which needs the
+// node write lock. Mirrors cons_tres: running jobs hold CPUs and memory, a
+// suspended job keeps its memory.
+struct Allocation {
+  std::vector<uint64_t> cpus;
+  std::vector<uint64_t> memory_mb;
+};
+
+void SumJobAllocations(Allocation& a) {
+  ForEachRecord(job_list, [&](void* x) {
+    auto* job = static_cast<job_record_t*>(x);
+    const bool running = IS_JOB_RUNNING(job);
+    if ((!running && !IS_JOB_SUSPENDED(job)) || !job->job_resrcs) return;
+    job_resources_t* r = job->job_resrcs;
+    uint32_t j = 0;
+    ForEachSetBit(r->node_bitmap, [&](uint32_t node) {
+      if (node < a.cpus.size() && j < r->nhosts) {
+        if (running && r->cpus) a.cpus[node] += r->cpus[j];
+        if (r->memory_allocated) a.memory_mb[node] += r->memory_allocated[j];
+      }
+      ++j;
+    });
+  });
+}
+
+uint32_t GpuPluginId() {
+  static const uint32_t id = gres_build_id(const_cast<char*>("gpu"));
+  return id;
+}
+
+void GpuCounts(node_record_t* node, Node& out) {
+  if (!node->gres_list) return;
+  const uint32_t gpu = GpuPluginId();
+  ForEachRecord(node->gres_list, [&](void* x) {
+    auto* gs = static_cast<gres_state_t*>(x);
+    if (gs->plugin_id != gpu || !gs->gres_data) return;
+    auto* ns = static_cast<gres_node_state_t*>(gs->gres_data);
+    out.gpus_total += static_cast<int64_t>(ns->gres_cnt_avail);
+    out.gpus_alloc += static_cast<int64_t>(ns->gres_cnt_alloc);
+  });
+}
+
+// Hidden from clients that do not pass SHOW_FUTURE (slurmrestd does not).
+bool Hidden(node_record_t* node) {
+  if (!node->name || !node->name[0]) return true;
+  if (IS_NODE_FUTURE(node)) return true;
+#if !SM_SLURM_AT_LEAST(23, 2)
+  // 22.05 also hides powered-down cloud nodes unless PrivateData=cloud.
+  if (!(slurm_conf.private_data & PRIVATE_CLOUD_NODES) && IS_NODE_CLOUD(node) &&
+      IS_NODE_POWERED_DOWN(node))
+    return true;
+#endif
+  return false;
+}
+
+// The client-side MIXED rewrite (SHOW_MIXED) of each release.
+void DeriveMixed(Node& n, const Raw& raw, bool alloc_tres) {
+  const int64_t alloc = n.alloc_cpus.value_or(0);
+#if SM_SLURM_AT_LEAST(23, 2)
+  const int64_t idle = raw.cpus_efctv - alloc;
+  const bool mixed = (idle && idle < raw.cpus_efctv) ||
+                     (alloc_tres && idle == raw.cpus_efctv);
+#else
+  (void)alloc_tres;
+  const bool mixed = alloc && alloc != raw.cpus_efctv;
+#endif
+  if (mixed) n.state.base = NodeBase::kMixed;
+}
+
+}  // namespace
+
+bool ControllerSource::Active() { return node_record_count > 0; }
+
+std::shared_ptr<NodeSnapshot> ControllerSource::CollectNodes(
+    LockTiming& timing, std::string& error) {
+  auto snap = std::make_shared<NodeSnapshot>();
+  Arena& arena = snap->arena;
+  std::vector<Raw> raws;
+  Allocation alloc;
+  // Partition and reservation membership by node slot.
+  std::vector<std::vector<std::string_view>> part_names;
+  std::vector<std::string_view> resv_names;
+  std::vector<Partition> partitions;
+  {
+    slurmctld_lock_t locks = {};
+    locks.conf = READ_LOCK;
+    locks.job = READ_LOCK;
+    locks.node = READ_LOCK;  // also protects resv_list
+    locks.part = READ_LOCK;
+    TimedLock lock(locks, timing);
+    const size_t slots = node_record_count > 0 ? node_record_count : 0;
+    if (slots == 0) {
+      error = "node table not loaded yet";
+      return nullptr;
+    }
+    alloc.cpus.assign(slots, 0);
+    alloc.memory_mb.assign(slots, 0);
+    part_names.resize(slots);
+    resv_names.resize(slots);
+    snap->nodes.reserve(slots);
+    raws.reserve(slots);
+
+    node_record_t* node;
+    for (int i = 0; (node = next_node(&i)); ++i) {
+      if (Hidden(node)) continue;
+      Node n;
+      n.name = arena.StoreCString(node->name);
+      n.address = arena.StoreCString(node->comm_name);
+      n.comment = arena.StoreCString(node->comment);
+      n.reason = arena.StoreCString(node->reason);
+      n.reason_time = node->reason_time;
+      n.tres = arena.StoreCString(node->tres_fmt_str);
+#if SM_SLURM_AT_LEAST(23, 11)
+      n.instance_id = arena.StoreCString(node->instance_id);
+#endif
+#if SM_SLURM_AT_LEAST(23, 2)
+      n.reservation = arena.StoreCString(node->resv_name);
+#endif
+      n.state = MapNodeState(node->node_state);
+      // What scontrol and slurmrestd show: the configured values.
+      n.cpus = node->config_ptr ? node->config_ptr->cpus : node->cpus;
+      n.effective_cpus = node->cpus_efctv;
+      n.real_memory_mb = static_cast<int64_t>(
+          node->config_ptr ? node->config_ptr->real_memory : node->real_memory);
+      if (node->free_mem != NO_VAL64)
+        n.free_memory_mb = static_cast<int64_t>(node->free_mem);
+      n.specialized_memory_mb = static_cast<int64_t>(node->mem_spec_limit);
+      GpuCounts(node, n);
+      snap->nodes.push_back(n);
+      raws.push_back({static_cast<uint32_t>(node->index), node->node_state,
+                      node->cpus_efctv});
+    }
+    // slurm_populate_node_partitions(): partition list order.
+    ForEachRecord(part_list, [&](void* x) {
+      auto* part = static_cast<part_record_t*>(x);
+      Partition p;
+      p.name = arena.StoreCString(part->name);
+      p.total_cpus = part->total_cpus;
+      p.total_nodes = part->total_nodes;
+      p.max_nodes = part->max_nodes;
+      ForEachSetBit(part->node_bitmap, [&](uint32_t slot) {
+        if (slot < slots) part_names[slot].push_back(p.name);
+        p.node_indices.push_back(slot);  // slots for now, positions below
+      });
+      partitions.push_back(std::move(p));
+    });
+#if !SM_SLURM_AT_LEAST(23, 2)
+    // 22.05 has no node->resv_name: the last active reservation wins, as
+    // _set_nodes_flags() would have set it.
+    const time_t now = time(nullptr);
+    ForEachRecord(resv_list, [&](void* x) {
+      auto* resv = static_cast<slurmctld_resv_t*>(x);
+      if (resv->start_time > now || resv->end_time <= now) return;
+      const std::string_view name = arena.StoreCString(resv->name);
+      ForEachSetBit(resv->node_bitmap, [&](uint32_t slot) {
+        if (slot < slots) resv_names[slot] = name;
+      });
+    });
+#endif
+    SumJobAllocations(alloc);
+  }
+
+  // Off-lock: node slot -> position, derived values.
+  std::unordered_map<uint32_t, uint32_t> position;
+  position.reserve(raws.size());
+  for (size_t k = 0; k < snap->nodes.size(); ++k) {
+    Node& n = snap->nodes[k];
+    const Raw& raw = raws[k];
+    position[raw.index] = static_cast<uint32_t>(k);
+    n.partitions = std::move(part_names[raw.index]);
+#if !SM_SLURM_AT_LEAST(23, 2)
+    n.reservation = resv_names[raw.index];
+#endif
+    const int64_t used = static_cast<int64_t>(alloc.cpus[raw.index]);
+    // cons_tres never reports more than the effective CPUs.
+    n.alloc_cpus = used > raw.cpus_efctv ? raw.cpus_efctv : used;
+    n.alloc_idle_cpus = *n.cpus - *n.alloc_cpus;  // slurmrestd's arithmetic
+    n.alloc_memory_mb = static_cast<int64_t>(alloc.memory_mb[raw.index]);
+    n.alloc_tres_set = *n.alloc_cpus > 0 || *n.alloc_memory_mb > 0 ||
+                       n.gpus_alloc > 0;
+    DeriveMixed(n, raw, n.alloc_tres_set);
+  }
+  for (Partition& p : partitions) {
+    std::vector<uint32_t> positions;
+    positions.reserve(p.node_indices.size());
+    for (uint32_t slot : p.node_indices) {
+      const auto it = position.find(slot);
+      if (it != position.end()) positions.push_back(it->second);
+    }
+    p.node_indices = std::move(positions);
+  }
+  snap->partitions = std::move(partitions);
+  return snap;
+}
+
+}  // namespace sm::slurm

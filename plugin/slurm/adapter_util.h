@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#pragma once
+
+#include <chrono>
+
+#include "slurm_api.h"
+#include "source.h"
+
+namespace sm::slurm {
+
+// lock_slurmctld() for the lifetime of the object, timing wait and hold.
+class TimedLock {
+ public:
+  TimedLock(slurmctld_lock_t locks, LockTiming& timing)
+      : locks_(locks), timing_(timing) {
+    const auto t0 = Clock::now();
+    lock_slurmctld(locks_);
+    acquired_ = Clock::now();
+    timing_.used = true;
+    timing_.wait_seconds = Seconds(acquired_ - t0);
+  }
+  ~TimedLock() { Release(); }
+  void Release() {
+    if (released_) return;
+    unlock_slurmctld(locks_);
+    released_ = true;
+    timing_.hold_seconds = Seconds(Clock::now() - acquired_);
+  }
+  TimedLock(const TimedLock&) = delete;
+  TimedLock& operator=(const TimedLock&) = delete;
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  static double Seconds(Clock::duration d) {
+    return std::chrono::duration<double>(d).count();
+  }
+  slurmctld_lock_t locks_;
+  LockTiming& timing_;
+  Clock::time_point acquired_;
+  bool released_ = false;
+};
+
+// Calls f(index) for every set bit; bitmaps are indexed by node slot.
+template <typename F>
+void ForEachSetBit(bitstr_t* b, F&& f) {
+  if (!b) return;
+  const bitoff_t first = bit_ffs(b);
+  if (first < 0) return;
+  const bitoff_t last = bit_fls(b);
+  for (bitoff_t i = first; i <= last; ++i) {
+    if (bit_test(b, i)) f(static_cast<uint32_t>(i));
+  }
+}
+
+// list_for_each_ro with a C++ callable.
+template <typename F>
+void ForEachRecord(SlurmList list, F&& f) {
+  if (!list) return;
+  list_for_each_ro(
+      list,
+      [](void* x, void* arg) -> int {
+        (*static_cast<F*>(arg))(x);
+        return 0;
+      },
+      &f);
+}
+
+}  // namespace sm::slurm

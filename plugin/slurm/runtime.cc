@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "runtime.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+
+#include "adapter.h"
+#include "log.h"
+#include "slurm_api.h"
+
+namespace sm::slurm {
+namespace {
+
+constexpr const char* kConfName = "soperator_metrics.conf";
+
+// Leaked on purpose: with no static destructor, process exit never joins
+// threads that may be waiting on slurmctld's locks (26.05 exits without
+// calling fini()).
+struct State {
+  ControllerSource source;
+  Exporter* exporter = nullptr;
+};
+State* g_state = nullptr;
+std::mutex g_mu;
+
+void SlurmSink(LogLevel level, const char* message) {
+  switch (level) {
+    case LogLevel::kDebug: debug("soperator-metrics: %s", message); break;
+    case LogLevel::kInfo: info("soperator-metrics: %s", message); break;
+    case LogLevel::kWarn:
+    case LogLevel::kError: error("soperator-metrics: %s", message); break;
+  }
+}
+
+std::optional<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+Config LoadRuntimeConfig() {
+  char* path_c = get_extra_conf_path(const_cast<char*>(kConfName));
+  const std::string path = path_c ? path_c : kConfName;
+  xfree(path_c);
+  std::vector<ConfigMessage> messages;
+  const auto file = ReadFile(path);
+  Config config = LoadConfig(file, path, [](const char* k) { return std::getenv(k); },
+                             messages);
+  if (config.cluster_name.empty() && slurm_conf.cluster_name)
+    config.cluster_name = slurm_conf.cluster_name;
+  SetLogSink(SlurmSink, config.log_level);
+  for (const ConfigMessage& m : messages) Log(m.error ? LogLevel::kError : LogLevel::kWarn, m.text);
+  LogInfo(file ? "configuration read from " + path
+               : "no " + path + "; using defaults and SLURM_EXPORTER_* variables");
+  return config;
+}
+
+}  // namespace
+
+Exporter* StartRuntime(Carrier carrier) {
+  std::lock_guard lock(g_mu);
+  try {
+    if (!g_state) g_state = new State();
+    if (g_state->exporter) return g_state->exporter;
+    Config config = LoadRuntimeConfig();
+    g_state->exporter = new Exporter(g_state->source, std::move(config), carrier);
+    g_state->exporter->Start();
+    return g_state->exporter;
+  } catch (const std::exception& e) {
+    error("soperator-metrics: not started: %s", e.what());
+  } catch (...) {
+    error("soperator-metrics: not started: unknown error");
+  }
+  return nullptr;
+}
+
+void StopRuntime() {
+  std::lock_guard lock(g_mu);
+  if (!g_state || !g_state->exporter) return;
+  try {
+    g_state->exporter->Stop();
+    delete g_state->exporter;
+  } catch (...) {
+    error("soperator-metrics: error while stopping");
+  }
+  g_state->exporter = nullptr;
+  SetLogSink(nullptr, LogLevel::kInfo);
+}
+
+Exporter* CurrentRuntime() {
+  std::lock_guard lock(g_mu);
+  return g_state ? g_state->exporter : nullptr;
+}
+
+}  // namespace sm::slurm

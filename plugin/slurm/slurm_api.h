@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The one place that includes Slurm's internal headers (from a configured
+// source tree of the exact release we build for). Release differences that
+// are only names are bridged here; the rest stay in the adapter behind
+// SM_SLURM_AT_LEAST checks.
+#pragma once
+
+// 24.11 names a struct member "operator"; renaming it for the duration of
+// the includes changes no layout. System headers come first so the macro
+// cannot reach them.
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <time.h>
+#define operator slurm_operator
+
+extern "C" {
+#include "config.h"
+#include "slurm/slurm.h"
+#include "slurm/slurm_errno.h"
+#include "src/common/bitstring.h"
+#include "src/common/list.h"
+#include "src/common/log.h"
+#include "src/common/node_conf.h"
+#include "src/common/read_config.h"
+#include "src/common/slurm_protocol_defs.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/locks.h"
+#include "src/slurmctld/slurmctld.h"
+}
+
+#define SM_SLURM_AT_LEAST(ma, mi) \
+  (SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM((ma), (mi), 0))
+
+extern "C" {
+#if SM_SLURM_AT_LEAST(23, 2)
+#include "src/interfaces/gres.h"
+#else
+#include "src/common/gres.h"
+#endif
+#if SM_SLURM_AT_LEAST(24, 5)
+#include "src/common/job_record.h"
+#include "src/common/job_state_reason.h"
+#include "src/common/msg_type.h"
+#endif
+}
+
+#undef operator
+
+namespace sm::slurm {
+
+inline const char* ReasonString(uint32_t reason) {
+#if SM_SLURM_AT_LEAST(24, 5)
+  return job_state_reason_string(static_cast<job_state_reason>(reason));
+#else
+  return job_reason_string(static_cast<job_state_reason>(reason));
+#endif
+}
+
+// Slurm 23.02 turned the List typedef into list_t.
+#if SM_SLURM_AT_LEAST(23, 2)
+using SlurmList = list_t*;
+#else
+using SlurmList = List;
+#endif
+
+}  // namespace sm::slurm

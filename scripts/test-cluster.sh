@@ -1,0 +1,547 @@
+#!/usr/bin/env bash
+# Loopback Slurm test clusters: one real node (vm), two ghost nodes that never
+# register, two partitions, all on 127.0.0.1 and on ports of their own, so
+# clusters of different releases can run side by side.
+#
+#   test-cluster.sh start VERSION DIR [--plugin-dir PATH] [--job-submit NAME]
+#                   [--gpus N] [--port-base P] [--conf-extra LINE]...
+#                   [--metrics-conf FILE]
+#   test-cluster.sh stop DIR
+#   test-cluster.sh restart-ctld DIR
+#   test-cluster.sh status DIR
+#   test-cluster.sh logs DIR
+#
+# VERSION: 22.05.8 (Debian's packages) or 24.11.5 (built and cached by
+# scripts/slurm-build.sh). start returns once node vm is idle and prints
+# DIR/env.sh; `source DIR/env.sh` points sinfo, squeue, scontrol, sbatch,
+# sdiag, ... at the cluster. stop cancels all jobs, then stops the daemons
+# (exit 0 if nothing ran); munged is shared and stays up. restart-ctld
+# restarts slurmctld with its state and waits until it answers and vm has
+# re-registered. status exits 0 only when both daemons are alive.
+#
+# DIR layout: etc/ (slurm.conf, cgroup.conf, gres.conf,
+# soperator_metrics.conf), state/, spool/vm/, log/, dev/ (fake GPUs), run/
+# (slurmctld.pid and slurmd.pid: the PIDs this script started), env.sh.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+prog=test-cluster.sh
+node=vm
+
+usage() {
+	sed -n '6,12s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+	exit 2
+}
+
+die() {
+	echo "$prog: $*" >&2
+	exit 1
+}
+
+say() { echo "$prog: $*" >&2; }
+
+# ---------------------------------------------------------------- processes
+
+# A PID counts only while it is a live (not zombie) process named $2 whose
+# command line names this cluster's slurm.conf: a stale PID file must never
+# make us signal a recycled PID.
+is_ours() {
+	local pid=$1 name=$2 conf=$3 stat cmd
+	[[ $pid =~ ^[0-9]+$ ]] || return 1
+	stat=$(cat "/proc/$pid/stat" 2>/dev/null) || return 1
+	# Field 3 (after "(comm)") is the state; Z/X are dead but unreaped.
+	stat=${stat##*) }
+	[[ ${stat%% *} != [ZX] ]] || return 1
+	[[ "$(cat "/proc/$pid/comm" 2>/dev/null)" == "$name" ]] || return 1
+	cmd=$(tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline") || return 1
+	[[ " $cmd " == *" $conf "* ]]
+}
+
+read_pid() { cat "$1" 2>/dev/null || true; }
+
+# TERM, wait up to $4 seconds, then KILL. Returns once the PID is gone.
+stop_pid() {
+	local pid=$1 name=$2 conf=$3 secs=$4 end
+	is_ours "$pid" "$name" "$conf" || return 0
+	kill -TERM "$pid" 2>/dev/null || true
+	end=$((SECONDS + secs))
+	while is_ours "$pid" "$name" "$conf" && ((SECONDS < end)); do sleep 0.2; done
+	if is_ours "$pid" "$name" "$conf"; then
+		say "$name ($pid) ignored SIGTERM for ${secs}s: SIGKILL"
+		kill -KILL "$pid" 2>/dev/null || true
+		end=$((SECONDS + 5))
+		while is_ours "$pid" "$name" "$conf" && ((SECONDS < end)); do sleep 0.2; done
+	fi
+}
+
+# slurmstepd renames itself ("slurmstepd: [12.batch]"), so its command line
+# rarely names the cluster; it inherits slurmd's environment though, which
+# carries SLURM_CONF=DIR/etc/slurm.conf. Both are checked.
+stepd_pids() {
+	local dir=$1 conf=$1/etc/slurm.conf p
+	for p in /proc/[0-9]*; do
+		[[ "$(cat "$p/comm" 2>/dev/null)" == slurmstepd ]] || continue
+		if tr '\0' '\n' 2>/dev/null <"$p/cmdline" | grep -F "$dir/spool" >/dev/null ||
+			tr '\0' '\n' 2>/dev/null <"$p/environ" | grep -Fx "SLURM_CONF=$conf" >/dev/null; then
+			echo "${p#/proc/}"
+		fi
+	done
+}
+
+# All descendants of the given PIDs (job processes under a slurmstepd).
+descendants() {
+	local p c
+	for p in "$@"; do
+		for c in $(pgrep -P "$p" 2>/dev/null || true); do
+			echo "$c"
+			descendants "$c"
+		done
+	done
+}
+
+# slurmstepd outlives slurmd, and its job processes outlive slurmstepd.
+kill_stepds() {
+	local dir=$1 pids=() end
+	mapfile -t pids < <(stepd_pids "$dir")
+	((${#pids[@]})) || return 0
+	mapfile -t -O "${#pids[@]}" pids < <(descendants "${pids[@]}")
+	say "killing leftover slurmstepd/job processes: ${pids[*]}"
+	kill -TERM "${pids[@]}" 2>/dev/null || true
+	end=$((SECONDS + 5))
+	while [[ -n "$(stepd_pids "$dir")" ]] && ((SECONDS < end)); do sleep 0.2; done
+	mapfile -t -O "${#pids[@]}" pids < <(stepd_pids "$dir")
+	kill -KILL "${pids[@]}" 2>/dev/null || true
+}
+
+# ------------------------------------------------------------------ releases
+
+# Sets prefix, sbin, bin, default_plugin_dir, legacy (1 for 22.05: needs the
+# *_none plugin lines and task/none, has no CgroupPlugin=disabled).
+release() {
+	local version=$1 arch
+	case $version in
+	22.05.8)
+		prefix=/usr
+		legacy=1
+		# Debian's multiarch plugin dir; uname -m matches the triplet on
+		# amd64 and arm64.
+		arch=$(uname -m)
+		default_plugin_dir=/usr/lib/$arch-linux-gnu/slurm-wlm
+		;;
+	*)
+		prefix=$(SM_CACHE=${SM_CACHE:-/var/cache/soperator-metrics} "$here/slurm-build.sh" "$version" | tail -n 1) ||
+			die "scripts/slurm-build.sh $version failed"
+		legacy=0
+		default_plugin_dir=$prefix/lib/slurm
+		;;
+	esac
+	sbin=$prefix/sbin
+	bin=$prefix/bin
+}
+
+# Reads DIR/env.sh back (written by start) in this shell.
+load_cluster() {
+	dir=$1
+	[[ -f $dir/env.sh ]] || return 1
+	# shellcheck source=/dev/null
+	source "$dir/env.sh"
+	conf=$SLURM_CONF
+	prefix=$SM_SLURM_PREFIX
+	sbin=$prefix/sbin
+	bin=$prefix/bin
+}
+
+abs_dir() {
+	[[ $1 == /* ]] || die "DIR must be an absolute path: $1"
+	# Normalise (no trailing slash, no //) so process matching by path works.
+	realpath -m -- "$1"
+}
+
+# ---------------------------------------------------------------------- munge
+
+ensure_munged() {
+	local sock=/run/munge/munge.socket.2 end
+	if pgrep -x munged >/dev/null && [[ -S $sock ]]; then return 0; fi
+	if [[ ! -s /etc/munge/munge.key ]]; then
+		say "creating /etc/munge/munge.key"
+		install -d -o munge -g munge -m 0700 /etc/munge
+		if command -v mungekey >/dev/null; then
+			mungekey --create --keyfile=/etc/munge/munge.key
+		else
+			create-munge-key -f
+		fi
+		chown munge:munge /etc/munge/munge.key
+		chmod 0400 /etc/munge/munge.key
+	fi
+	install -d -o munge -g munge -m 0755 /run/munge
+	# A concurrent start may win the race; munged then refuses and exits,
+	# which is fine as long as the socket appears.
+	runuser -u munge -- /usr/sbin/munged >/dev/null 2>&1 || true
+	end=$((SECONDS + 10))
+	until [[ -S $sock ]] && pgrep -x munged >/dev/null; do
+		((SECONDS < end)) || die "munged did not come up (see /var/log/munge/munged.log)"
+		sleep 0.2
+	done
+}
+
+# ---------------------------------------------------------------------- start
+
+# Asks the kernel (ss) rather than connecting: a bare connect makes
+# slurmctld log "Zero Bytes were transmitted or received".
+port_open() {
+	if command -v ss >/dev/null; then
+		[[ -n "$(ss -Hltn "sport = :$1" 2>/dev/null)" ]]
+	else
+		(exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+	fi
+}
+
+write_conf() {
+	local h ghost_port=$((port + 84)) i
+	h=$(hostname -s)
+	{
+		echo "# Written by scripts/test-cluster.sh start $version $dir"
+		echo "ClusterName=t${version//./}"
+		echo "SlurmctldHost=$h(127.0.0.1)"
+		echo "SlurmctldPort=$port"
+		echo "SlurmdPort=$((port + 1))"
+		echo "SlurmUser=root"
+		echo "SlurmdUser=root"
+		echo "AuthType=auth/munge"
+		echo "CredType=cred/munge"
+		echo "StateSaveLocation=$dir/state"
+		echo "SlurmdSpoolDir=$dir/spool/%n"
+		# Slurm's own PID files; the defaults in /run would clash between
+		# clusters. The PIDs this script acts on are run/slurmctld.pid and
+		# run/slurmd.pid.
+		echo "SlurmctldPidFile=$dir/run/slurm/slurmctld.pid"
+		echo "SlurmdPidFile=$dir/run/slurm/slurmd-%n.pid"
+		echo "SlurmctldLogFile=$dir/log/slurmctld.log"
+		echo "SlurmdLogFile=$dir/log/slurmd.log"
+		echo "SlurmctldDebug=info"
+		echo "SlurmdDebug=info"
+		echo "ProctrackType=proctrack/linuxproc"
+		# 24.11 has no task/none, and an empty TaskPlugin= is a parse error.
+		if ((legacy)); then echo "TaskPlugin=task/none"; fi
+		echo "SelectType=select/cons_tres"
+		echo "SelectTypeParameters=CR_Core_Memory"
+		echo "SchedulerType=sched/backfill"
+		echo "MpiDefault=none"
+		echo "ReturnToService=2"
+		echo "SlurmdTimeout=60"
+		echo "MinJobAge=600"
+		# The default /bin/mail does not exist here.
+		echo "MailProg=/bin/true"
+		# 24.11's build has none of these plugins; its built-in default is
+		# the same "none".
+		if ((legacy)); then
+			echo "AccountingStorageType=accounting_storage/none"
+			echo "JobAcctGatherType=jobacct_gather/none"
+			echo "JobCompType=jobcomp/none"
+		fi
+		if [[ -n $plugin_dir ]]; then echo "PluginDir=$default_plugin_dir:$plugin_dir"; fi
+		if [[ -n $job_submit ]]; then echo "JobSubmitPlugins=$job_submit"; fi
+		if ((gpus)); then echo "GresTypes=gpu"; fi
+		echo "NodeName=$node NodeHostname=$h NodeAddr=127.0.0.1 CPUs=2 RealMemory=2000${gpus_gres} State=UNKNOWN"
+		# Ghosts: a port nobody listens on, so they never answer.
+		echo "NodeName=ghost[1-2] NodeAddr=127.0.0.1 Port=$ghost_port CPUs=2 RealMemory=2000 State=UNKNOWN"
+		echo "PartitionName=debug Nodes=$node,ghost1 Default=YES MaxTime=INFINITE State=UP"
+		echo "PartitionName=batch Nodes=ALL MaxTime=60 State=UP"
+		# Verbatim, last: for a repeated key the later line wins.
+		if ((${#conf_extra[@]})); then printf '%s\n' "${conf_extra[@]}"; fi
+	} >"$dir/etc/slurm.conf"
+
+	# Without it 24.11's slurmd autodetects cgroup/v1 (not built) and dies;
+	# 22.05 knows no "disabled" and needs no cgroup plugin with task/none.
+	if ((!legacy)); then echo "CgroupPlugin=disabled" >"$dir/etc/cgroup.conf"; fi
+
+	if ((gpus)); then
+		# Fake GPUs: clones of /dev/null. Without File= the node goes INVAL.
+		mkdir -p "$dir/dev"
+		for ((i = 0; i < gpus; i++)); do
+			mknod "$dir/dev/nvidia$i" c 1 3
+		done
+		if ((gpus == 1)); then
+			echo "NodeName=$node Name=gpu File=$dir/dev/nvidia0" >"$dir/etc/gres.conf"
+		else
+			echo "NodeName=$node Name=gpu File=$dir/dev/nvidia[0-$((gpus - 1))]" >"$dir/etc/gres.conf"
+		fi
+	fi
+
+	if [[ -n $metrics_conf ]]; then
+		cp -- "$metrics_conf" "$dir/etc/soperator_metrics.conf"
+	fi
+
+	{
+		echo "# Source this to use the Slurm $version clients against $dir."
+		printf 'export SLURM_CONF=%q\n' "$dir/etc/slurm.conf"
+		# shellcheck disable=SC2016 # $PATH expands when env.sh is sourced
+		printf 'export PATH=%q:"$PATH"\n' "$bin"
+		printf 'export SM_CLUSTER_DIR=%q\n' "$dir"
+		printf 'export SM_SLURM_VERSION=%q\n' "$version"
+		printf 'export SM_SLURMCTLD_PORT=%q\n' "$port"
+		printf 'export SM_SLURM_PREFIX=%q\n' "$prefix"
+	} >"$dir/env.sh"
+}
+
+# Daemons run in their own session with no tie to the caller's terminal or
+# pipes: a caller capturing our stdout must not wait for them, and a ^C in
+# the caller's terminal must not kill them behind stop's back. setsid execs
+# in place (we are not a group leader), so $! is the daemon itself.
+launch() {
+	local name=$1
+	shift
+	SLURM_CONF=$conf setsid "$sbin/$name" "$@" -f "$conf" \
+		</dev/null >>"$dir/log/$name.out" 2>&1 &
+	echo $! >"$dir/run/$name.pid"
+}
+
+dump_logs() {
+	local f
+	for f in "$dir"/log/slurmctld.log "$dir"/log/slurmctld.out "$dir"/log/slurmd.log "$dir"/log/slurmd.out; do
+		[[ -s $f ]] || continue
+		echo "--- last lines of $f ---" >&2
+		tail -n 25 "$f" >&2
+	done
+}
+
+# Waits until slurmctld answers "scontrol ping" (and is still alive).
+wait_ctld() {
+	local pid=$1 end=$((SECONDS + $2))
+	while ((SECONDS < end)); do
+		is_ours "$pid" slurmctld "$conf" || {
+			say "slurmctld ($pid) exited"
+			return 1
+		}
+		# The port check is instant; scontrol would retry for ~9 s.
+		if port_open "$port" &&
+			SLURM_CONF=$conf timeout 10 "$bin/scontrol" ping 2>/dev/null | grep -F 'is UP' >/dev/null; then
+			return 0
+		fi
+		sleep 0.3
+	done
+	say "slurmctld did not answer within $2 s"
+	return 1
+}
+
+start_cleanup() {
+	((start_ok)) && return
+	dump_logs
+	stop_daemons 5
+}
+
+cmd_start() {
+	(($# >= 2)) || usage
+	version=$1
+	dir=$(abs_dir "$2")
+	shift 2
+	plugin_dir='' job_submit='' gpus=0 port='' metrics_conf='' conf_extra=()
+	while (($#)); do
+		(($# >= 2)) || die "$1 needs a value"
+		case $1 in
+		--plugin-dir) plugin_dir=$(realpath -e -- "$2") || die "no such plugin dir: $2" ;;
+		--job-submit) job_submit=$2 ;;
+		--gpus) gpus=$2 ;;
+		--port-base) port=$2 ;;
+		--conf-extra) conf_extra+=("$2") ;;
+		--metrics-conf) metrics_conf=$2 ;;
+		*) die "unknown option $1" ;;
+		esac
+		shift 2
+	done
+	[[ $gpus =~ ^[0-9]+$ ]] || die "--gpus wants a number: $gpus"
+	gpus=$((10#$gpus))
+	gpus_gres=''
+	if ((gpus)); then gpus_gres=" Gres=gpu:$gpus"; fi
+	[[ -z $metrics_conf || -f $metrics_conf ]] || die "no such file: $metrics_conf"
+
+	case $version in
+	22.05.8) : "${port:=7817}" ;;
+	24.11.5) : "${port:=7917}" ;;
+	*) die "unsupported VERSION $version (22.05.8 or 24.11.5)" ;;
+	esac
+	if ! [[ $port =~ ^[0-9]+$ ]] || ((port < 1 || port + 84 > 65535)); then
+		die "bad --port-base $port"
+	fi
+	release "$version"
+	local b
+	for b in "$sbin/slurmctld" "$sbin/slurmd" "$bin/sinfo" "$bin/scontrol"; do
+		[[ -x $b ]] || die "missing $b (run scripts/slurm-build.sh $version)"
+	done
+
+	conf=$dir/etc/slurm.conf
+	if [[ -e $dir ]]; then
+		[[ -d $dir ]] || die "$dir exists and is not a directory"
+		if is_ours "$(read_pid "$dir/run/slurmctld.pid")" slurmctld "$conf" ||
+			is_ours "$(read_pid "$dir/run/slurmd.pid")" slurmd "$conf"; then
+			die "$dir holds a running cluster; run: $prog stop $dir"
+		fi
+		# Reuse only an empty dir or an old cluster's: we delete its subdirs.
+		if [[ -n "$(ls -A "$dir")" && ! -f $dir/env.sh && ! -f $conf ]]; then
+			die "$dir is not empty and holds no test cluster; refusing to reuse it"
+		fi
+		kill_stepds "$dir"
+		rm -rf "${dir:?}/etc" "${dir:?}/state" "${dir:?}/spool" "${dir:?}/log" \
+			"${dir:?}/run" "${dir:?}/dev" "${dir:?}/env.sh"
+	fi
+	# A port already taken means another cluster (or anything else) would
+	# make slurmctld fail after a confusing wait; say so up front.
+	for b in "$port" "$((port + 1))"; do
+		port_open "$b" && die "port $b on 127.0.0.1 is in use; pick another --port-base"
+	done
+
+	# spool/vm must exist beforehand: slurmd puts its domain socket there.
+	mkdir -p "$dir/etc" "$dir/state" "$dir/spool/$node" "$dir/log" "$dir/run/slurm"
+	write_conf
+	ensure_munged
+
+	local t0=$SECONDS ctld_pid slurmd_pid st=''
+	# Stop whatever we started if anything below fails or we are interrupted.
+	start_ok=0
+	trap start_cleanup EXIT
+	trap 'exit 130' INT TERM
+
+	# -i (tolerate unreadable state files) as in the known-good manual
+	# driver; the state dir is fresh, so there is nothing to recover anyway.
+	launch slurmctld -D -i
+	ctld_pid=$(read_pid "$dir/run/slurmctld.pid")
+	# Start slurmd once the controller listens, so it registers at once
+	# instead of retrying.
+	wait_ctld "$ctld_pid" 60 || exit 1
+	launch slurmd -D -N "$node"
+	slurmd_pid=$(read_pid "$dir/run/slurmd.pid")
+
+	local end=$((t0 + 60))
+	while :; do
+		is_ours "$ctld_pid" slurmctld "$conf" || die "slurmctld ($ctld_pid) exited"
+		is_ours "$slurmd_pid" slurmd "$conf" || die "slurmd ($slurmd_pid) exited"
+		st=$(SLURM_CONF=$conf timeout 10 "$bin/sinfo" -h -N -n "$node" -o %T 2>/dev/null | sort -u) || true
+		[[ $st == idle ]] && break
+		((SECONDS < end)) || die "node $node not idle within 60 s (state: ${st:-none})"
+		sleep 0.3
+	done
+	start_ok=1
+	trap - EXIT INT TERM
+	say "Slurm $version cluster up in $((SECONDS - t0)) s: slurmctld $ctld_pid, slurmd $slurmd_pid, port $port"
+	echo "$dir/env.sh"
+}
+
+# ------------------------------------------------------------------- stop etc.
+
+stop_daemons() {
+	local secs=$1 d c
+	d=$(read_pid "$dir/run/slurmd.pid")
+	c=$(read_pid "$dir/run/slurmctld.pid")
+	# TERM both at once, then wait for each: shutdowns overlap.
+	if is_ours "$d" slurmd "$conf"; then kill -TERM "$d" 2>/dev/null || true; fi
+	if is_ours "$c" slurmctld "$conf"; then kill -TERM "$c" 2>/dev/null || true; fi
+	stop_pid "$d" slurmd "$conf" "$secs"
+	stop_pid "$c" slurmctld "$conf" "$secs"
+	kill_stepds "$dir"
+	rm -f "$dir/run/slurmd.pid" "$dir/run/slurmctld.pid"
+}
+
+cmd_stop() {
+	(($# == 1)) || usage
+	dir=$(abs_dir "$1")
+	if ! load_cluster "$dir"; then
+		say "no cluster in $dir: nothing to stop"
+		return 0
+	fi
+	local c d end t0=$SECONDS
+	c=$(read_pid "$dir/run/slurmctld.pid")
+	d=$(read_pid "$dir/run/slurmd.pid")
+	if is_ours "$c" slurmctld "$conf"; then
+		# Cancel first: slurmstepd outlives slurmd, and a job killed by its
+		# own slurmstepd ends cleanly instead of being orphaned.
+		timeout 20 "$bin/scancel" --user=root >/dev/null 2>&1 || true
+		if is_ours "$d" slurmd "$conf"; then
+			end=$((SECONDS + 10))
+			while ((SECONDS < end)); do
+				[[ -z "$(timeout 20 "$bin/squeue" -h -t RUNNING,COMPLETING -o %i 2>/dev/null)" ]] && break
+				sleep 0.3
+			done
+		fi
+	fi
+	if ! is_ours "$c" slurmctld "$conf" && ! is_ours "$d" slurmd "$conf"; then
+		kill_stepds "$dir"
+		say "nothing running in $dir"
+		return 0
+	fi
+	stop_daemons 15
+	say "stopped $dir in $((SECONDS - t0)) s"
+}
+
+cmd_restart_ctld() {
+	(($# == 1)) || usage
+	dir=$(abs_dir "$1")
+	load_cluster "$dir" || die "no cluster in $dir"
+	port=$SM_SLURMCTLD_PORT
+	local c t0=$SECONDS
+	c=$(read_pid "$dir/run/slurmctld.pid")
+	stop_pid "$c" slurmctld "$conf" 15
+	# Same flags as start minus -i. slurmctld recovers StateSaveLocation
+	# either way (-c would discard it); -i only turns unreadable state into
+	# silently lost jobs/nodes, and a restart test wants that to be fatal.
+	launch slurmctld -D
+	c=$(read_pid "$dir/run/slurmctld.pid")
+	if ! wait_ctld "$c" 60; then
+		dump_logs
+		die "slurmctld did not come back"
+	fi
+	# Until slurmd re-registers, an idle node shows "unknown" (24.11) or
+	# "idle*" for a few seconds; wait for it so callers see a settled
+	# cluster. Skipped when slurmd is down on purpose.
+	local d st='' end=$((SECONDS + 30))
+	d=$(read_pid "$dir/run/slurmd.pid")
+	while is_ours "$d" slurmd "$conf" && ((SECONDS < end)); do
+		st=$(timeout 10 "$bin/sinfo" -h -N -n "$node" -o %t 2>/dev/null | sort -u) || true
+		[[ -n $st && $st != *unk* && $st != *'*'* ]] && break
+		sleep 0.3
+	done
+	if [[ $st == *unk* || $st == *'*'* ]]; then
+		say "warning: node $node still '$st' 30 s after the restart"
+	fi
+	say "slurmctld restarted in $((SECONDS - t0)) s (pid $c)"
+}
+
+cmd_status() {
+	(($# == 1)) || usage
+	dir=$(abs_dir "$1")
+	load_cluster "$dir" || die "no cluster in $dir"
+	local rc=0 n p
+	for n in slurmctld slurmd; do
+		p=$(read_pid "$dir/run/$n.pid")
+		if is_ours "$p" "$n" "$conf"; then
+			echo "$n ${p} alive"
+		else
+			echo "$n ${p:--} not running"
+			rc=1
+		fi
+	done
+	return "$rc"
+}
+
+cmd_logs() {
+	(($# == 1)) || usage
+	dir=$(abs_dir "$1")
+	local f
+	# *.log: Slurm's log files; *.out: the daemons' stdout/stderr, which
+	# holds errors from before the log file is opened.
+	for f in slurmctld.log slurmd.log slurmctld.out slurmd.out; do
+		echo "$dir/log/$f"
+	done
+}
+
+(($#)) || usage
+sub=$1
+shift
+case $sub in
+start) cmd_start "$@" ;;
+stop) cmd_stop "$@" ;;
+restart-ctld) cmd_restart_ctld "$@" ;;
+status) cmd_status "$@" ;;
+logs) cmd_logs "$@" ;;
+-h | --help | help) usage ;;
+*) usage ;;
+esac
