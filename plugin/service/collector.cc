@@ -69,7 +69,7 @@ Collector::Collector(Source& source, CollectorOptions options,
 
 Collector::~Collector() { Stop(); }
 
-void Collector::Start() {
+void Collector::Start(bool ticker) {
   std::lock_guard lock(mu_);
   if (started_) return;
   started_ = true;
@@ -78,7 +78,7 @@ void Collector::Start() {
   const int workers = kSubCollectors * options_.max_inflight;
   for (int i = 0; i < workers; ++i)
     threads_.emplace_back([this] { WorkerLoop(); });
-  threads_.emplace_back([this] { TickerLoop(); });
+  if (ticker) threads_.emplace_back([this] { TickerLoop(); });
 }
 
 void Collector::Stop() {

@@ -61,8 +61,9 @@ class Collector {
   Collector(const Collector&) = delete;
   Collector& operator=(const Collector&) = delete;
 
-  // Starts the ticker and workers; the first tick runs at once.
-  void Start();
+  // Starts the workers and, unless `ticker` is false (the shim drives
+  // collections itself), the ticker; the first tick runs at once.
+  void Start(bool ticker = true);
   // Stops and joins every thread; safe to call twice.
   void Stop();
 

@@ -21,8 +21,11 @@ bool WantsListener(Carrier c, const Config& config) {
   return c == Carrier::kJobSubmit || config.metrics_bind_address_set;
 }
 
-CollectorOptions MakeOptions(const Config& config, Carrier carrier) {
+CollectorOptions MakeOptions(const Config& config, Carrier carrier,
+                             const OfflineControl& offline) {
   CollectorOptions o;
+  o.monotonic_now = offline.monotonic_now;
+  o.unix_now = offline.unix_now;
   o.interval = config.collection_interval;
   o.max_inflight = config.max_collector_inflight;
   o.endpoints = EndpointsFor(carrier, WantsListener(carrier, config));
@@ -55,15 +58,17 @@ bool Readable(const HttpRequest& req) {
 
 }  // namespace
 
-Exporter::Exporter(Source& source, Config config, Carrier carrier)
+Exporter::Exporter(Source& source, Config config, Carrier carrier,
+                   const OfflineControl& offline)
     : config_(std::move(config)),
       carrier_(carrier),
-      collector_(source, MakeOptions(config_, carrier), monitoring_) {}
+      manual_ticks_(offline.manual_ticks),
+      collector_(source, MakeOptions(config_, carrier, offline), monitoring_) {}
 
 Exporter::~Exporter() { Stop(); }
 
 void Exporter::Start() {
-  collector_.Start();
+  collector_.Start(!manual_ticks_);
   if (!WantsListener(carrier_, config_)) return;
   const auto main_ports = CivetwebPorts(config_.metrics_bind_address);
   if (main_ports) {

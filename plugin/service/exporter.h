@@ -18,9 +18,17 @@ enum class Carrier {
   kMetrics,    // MetricsType=metrics/soperator: slurmctld serves the paths
 };
 
+// For offline drivers (the shim): virtual clocks and collections on demand.
+struct OfflineControl {
+  std::function<double()> monotonic_now;
+  std::function<int64_t()> unix_now;
+  bool manual_ticks = false;
+};
+
 class Exporter {
  public:
-  Exporter(Source& source, Config config, Carrier carrier);
+  Exporter(Source& source, Config config, Carrier carrier,
+           const OfflineControl& offline = {});
   ~Exporter();
 
   void Start();
@@ -38,6 +46,7 @@ class Exporter {
  private:
   Config config_;
   Carrier carrier_;
+  bool manual_ticks_;
   SelfMonitoring monitoring_;
   Collector collector_;
   std::unique_ptr<HttpListener> main_;
