@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "endpoints.h"
 
+#include "native_nodes.h"
 #include "soperator_controller.h"
 #include "soperator_jobs.h"
 #include "soperator_nodes.h"
@@ -20,17 +21,25 @@ std::string_view EndpointPath(Endpoint e) {
   return "";
 }
 
+// Each metrics/openmetrics path serves Slurm's own families, and the three
+// that have a Soperator counterpart serve Soperator's too (so one
+// MetricsType gives both dashboards their data). Names both define are
+// merged by the writer, Soperator's HELP first.
 void AddEndpointFamilies(MetricSet& set, Endpoint e, const ClusterState& state,
                          const NodeHistory& history, const RenderOptions& opts) {
-  const bool all = e == Endpoint::kSoperator || e == Endpoint::kEverything;
-  if ((all || e == Endpoint::kNodes) && state.nodes) {
+  const bool everything = e == Endpoint::kEverything;
+  const bool soperator = e == Endpoint::kSoperator || everything;
+  if ((soperator || e == Endpoint::kNodes) && state.nodes) {
     AddSoperatorNodeFamilies(set, *state.nodes);
     history.AddFamilies(set);
   }
-  if ((all || e == Endpoint::kJobs) && state.jobs)
+  if ((soperator || e == Endpoint::kJobs) && state.jobs)
     AddSoperatorJobFamilies(set, *state.jobs, opts.now);
-  if ((all || e == Endpoint::kScheduler) && state.diag)
+  if ((soperator || e == Endpoint::kScheduler) && state.diag)
     AddSoperatorControllerFamilies(set, *state.diag);
+
+  if ((everything || e == Endpoint::kNodes) && state.nodes)
+    AddNativeNodeFamilies(set, *state.nodes, opts);
 }
 
 }  // namespace sm

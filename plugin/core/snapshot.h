@@ -88,6 +88,17 @@ struct Node {
   int64_t gpus_total = 0;
   int64_t gpus_alloc = 0;
   bool alloc_tres_set = false;  // node has an allocated-TRES string
+
+  // node_ptr->node_state & NODE_STATE_BASE as slurmctld holds it. state.base
+  // carries the client-side MIXED rewrite; slurmctld's own record is never
+  // MIXED, and metrics/openmetrics classifies from this raw base. Unset:
+  // state.base stands in.
+  std::optional<NodeBase> slurm_base;
+  // node_ptr->tres_cnt[gpu_pos], gpu_pos = assoc_mgr_find_tres_pos() of
+  // {type "gres", name "gpu"}; 0 when gres/gpu is not in
+  // AccountingStorageTRES (gpu_pos -1) or tres_cnt is NULL. This is the
+  // number metrics/openmetrics prints as slurm_node_gpus.
+  int64_t gpus_tres = 0;
 };
 
 struct Partition {
@@ -97,12 +108,22 @@ struct Partition {
   int64_t total_nodes = 0;
   int64_t total_gpus = 0;
   uint32_t max_nodes = 0;  // partition MaxNodes (NO_VAL/INFINITE = UINT32_MAX)
+
+  // The partition's nodes among NodeSnapshot::unlisted_nodes (bit_test of
+  // part_ptr->node_bitmap for their slots).
+  std::vector<uint32_t> unlisted_node_indices;
 };
 
 struct NodeSnapshot {
   Arena arena;
   std::vector<Node> nodes;
   std::vector<Partition> partitions;
+
+  // Node records that clients do not list (FUTURE nodes, nameless slots;
+  // see Hidden() in the adapter) but metrics/openmetrics does: every
+  // non-NULL entry of next_node() that is not in `nodes`. Only Slurm's
+  // native families read them.
+  std::vector<Node> unlisted_nodes;
 };
 
 // ---- Jobs ------------------------------------------------------------------
@@ -178,6 +199,16 @@ struct Job {
   bool wait_part_node_limit = false;
   std::vector<uint32_t> node_indices;  // allocated nodes (running/suspended)
   std::vector<std::string_view> partitions;  // all requested partitions
+
+  // job_ptr->part_ptr->name: the one partition slurmctld holds the job
+  // against right now ("" when part_ptr is NULL). `partition` above is the
+  // requested comma list while the job is pending; metrics/openmetrics
+  // counts a job under part_ptr's name, falling back to job_ptr->partition.
+  std::string_view part_ptr_name;
+  // job_ptr->state_reason, the raw enum job_state_reason value (WAIT_*,
+  // FAIL_*); state_reason above is its string. metrics/openmetrics tests
+  // bits of it (state_reason & WAIT_PART_NODE_LIMIT).
+  uint32_t state_reason_id = 0;
 };
 
 struct JobSnapshot {

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// What the five paths of Slurm's own metrics/openmetrics plugin share:
+// family tables that carry Slurm's printed integer widths, its empty-label
+// rule, and its node and job classification (src/slurmctld/statistics.c at
+// slurm-26-05-3-1; docs/native-semantics.md is the write-up). By default we
+// print what the names promise (bytes, full-width sums, counters typed as
+// counters); RenderOptions::native_values reproduces Slurm's own numbers.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "exposition.h"
+#include "snapshot.h"
+
+namespace sm::native {
+
+// The C type metrics/openmetrics hands its printer. Slurm sums CPUs and
+// counts nodes in uint16 and prints some uint64 fields as UINT32, so its
+// numbers wrap; under native_values we cut to this width too.
+enum class Width : uint8_t { k16, k32, k64 };
+
+// kMiB: Slurm's value is in MB although the name or HELP says bytes. We
+// scale to bytes by default and keep MB under native_values.
+enum class Unit : uint8_t { kNone, kMiB };
+
+struct Spec {
+  std::string_view name;
+  std::string_view help;  // verbatim from openmetrics.c
+  Width width = Width::k32;
+  Unit unit = Unit::kNone;
+  // Grows monotonically between resets: typed counter by default. Slurm
+  // types every family gauge, and so do we under native_values.
+  bool counter = false;
+};
+
+// The value as printed: Slurm's width under native_values, else full and
+// in bytes where the unit asks for it.
+double Printed(uint64_t v, const Spec& spec, bool native_values);
+
+// One Spec's FamilyDefs. metrics/openmetrics drops a label whose value is
+// empty or NULL (the sample's `slurm_account_jobs 6`), so a labelled family
+// has an unlabelled twin of the same name for those series; the writer
+// prints both under one HELP.
+struct FamilyDefs {
+  FamilyDef typed;
+  FamilyDef gauge;
+  FamilyDef typed_bare;
+  FamilyDef gauge_bare;
+};
+
+FamilyDefs MakeDefs(const Spec& spec, std::string_view label);
+
+// Definitions for a table whose rows have a `spec` member, built once per
+// table (FamilyDefs must outlive every MetricSet that points at them).
+template <typename Row>
+std::vector<FamilyDefs> MakeDefs(std::span<const Row> rows,
+                                 std::string_view label) {
+  std::vector<FamilyDefs> out;
+  out.reserve(rows.size());
+  for (const Row& r : rows) out.push_back(MakeDefs(r.spec, label));
+  return out;
+}
+
+// Fills one family of a MetricSet.
+class Emitter {
+ public:
+  Emitter(MetricSet& set, const FamilyDefs& defs, const Spec& spec,
+          bool native_values);
+  void Add(uint64_t value);                          // unlabelled family
+  void Add(std::string_view label, uint64_t value);  // "" drops the label
+
+ private:
+  MetricSet* set_;
+  const FamilyDefs* defs_;
+  const Spec* spec_;
+  bool native_;
+  Family* labelled_;
+  Family* bare_ = nullptr;
+};
+
+// Emitters for every row of a table, in table order.
+template <typename Row>
+std::vector<Emitter> MakeEmitters(MetricSet& set, std::span<const Row> rows,
+                                  const std::vector<FamilyDefs>& defs,
+                                  bool native_values) {
+  std::vector<Emitter> out;
+  out.reserve(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i)
+    out.emplace_back(set, defs[i], rows[i].spec, native_values);
+  return out;
+}
+
+// ---- Nodes (statistics_get_nodes) -----------------------------------------
+
+// One node as statistics_get_nodes() sees it.
+struct NodeView {
+  const Node* node = nullptr;
+  NodeBase raw = NodeBase::kNone;  // slurmctld's base state, never MIXED
+  // The one base-state class Slurm counts the node in: FUTURE, DOWN, the
+  // inferred MIXED, ALLOCATED, IDLE, UNKNOWN, or kNone (base ERROR).
+  NodeBase counted = NodeBase::kNone;
+  uint64_t cpus = 0;
+  uint64_t cpus_alloc = 0;
+  uint64_t cpus_efctv = 0;
+  uint64_t cpus_idle = 0;  // effective - allocated
+  uint64_t gpus = 0;
+  uint64_t gpus_alloc = 0;
+  uint64_t mem_alloc_mb = 0;
+  uint64_t mem_avail_mb = 0;  // real - specialized
+  uint64_t mem_free_mb = 0;
+  uint64_t mem_total_mb = 0;
+  // IS_NODE_DRAINING on slurmctld's record (the nodes path) and on the
+  // copy whose base was rewritten to MIXED (the partitions path).
+  bool draining = false;
+  bool draining_rewritten = false;
+};
+
+NodeView ViewNode(const Node& n, bool native_values);
+
+// Node counts and sums, as the nodes path totals them for the cluster and
+// the partitions path for each partition.
+struct NodeCounts {
+  uint64_t nodes = 0;
+  uint64_t alloc = 0;
+  uint64_t blocked = 0;
+  uint64_t cg = 0;
+  uint64_t cloud = 0;
+  uint64_t down = 0;
+  uint64_t drain = 0;
+  uint64_t drained = 0;
+  uint64_t draining = 0;
+  uint64_t dyn_future = 0;
+  uint64_t dyn_normal = 0;
+  uint64_t external = 0;
+  uint64_t fail = 0;
+  uint64_t future = 0;
+  uint64_t idle = 0;
+  uint64_t invalid_reg = 0;
+  uint64_t maint = 0;
+  uint64_t mixed = 0;
+  uint64_t no_resp = 0;
+  uint64_t planned = 0;
+  uint64_t power_down = 0;
+  uint64_t power_up = 0;
+  uint64_t powered_down = 0;
+  uint64_t powering_down = 0;
+  uint64_t powering_up = 0;
+  uint64_t reboot_issued = 0;
+  uint64_t reboot_requested = 0;
+  uint64_t resv = 0;
+  uint64_t unknown = 0;
+  uint64_t cpus_alloc = 0;
+  uint64_t cpus_efctv = 0;
+  uint64_t cpus_idle = 0;
+  uint64_t gpus = 0;
+  uint64_t mem_alloc_mb = 0;
+  uint64_t mem_avail_mb = 0;
+  uint64_t mem_free_mb = 0;
+  uint64_t mem_total_mb = 0;
+
+  // `rewritten`: take the drain tests on the MIXED-rewritten copy, as the
+  // partitions path does.
+  void Add(const NodeView& v, bool rewritten);
+};
+
+// Every node record metrics/openmetrics walks: the listed nodes, then the
+// ones clients do not list.
+std::vector<NodeView> ViewNodes(const NodeSnapshot& snap, bool native_values);
+
+// ---- Jobs (statistics_get_jobs) -------------------------------------------
+
+// Partition a job is counted under: part_ptr's name, else the raw request.
+std::string_view CountedPartition(const Job& j);
+
+// Aggregates of a set of job records (jobs_stats_t, plus the per-partition
+// extras of partition_stats_t).
+struct JobTotals {
+  uint64_t tasks = 0;    // Σ array task count: slurm_jobs
+  uint64_t records = 0;  // records: slurm_{user,account}_jobs
+  uint64_t not_completed = 0;  // records: slurm_partition_jobs
+  uint64_t bootfail = 0;
+  uint64_t cancelled = 0;
+  uint64_t completed = 0;
+  uint64_t completing = 0;
+  uint64_t configuring = 0;
+  uint64_t cpus_alloc = 0;
+  uint64_t deadline = 0;
+  uint64_t expediting = 0;
+  uint64_t failed = 0;
+  uint64_t fed_requeued = 0;
+  uint64_t finished = 0;
+  uint64_t gpus_alloc = 0;
+  uint64_t hold = 0;
+  uint64_t memory_alloc_mb = 0;
+  uint64_t node_failed = 0;
+  uint64_t nodes_alloc = 0;  // distinct nodes, after Finish()
+  uint64_t oom = 0;
+  uint64_t pending = 0;
+  uint64_t powerup_node = 0;
+  uint64_t preempted = 0;
+  uint64_t requeued = 0;
+  uint64_t resizing = 0;
+  uint64_t revoked = 0;
+  uint64_t running = 0;
+  uint64_t signaling = 0;
+  uint64_t stageout = 0;
+  uint64_t started = 0;
+  uint64_t suspended = 0;
+  uint64_t timeout = 0;
+  uint64_t wait_part_node_limit = 0;
+  uint64_t max_job_nodes = 0;
+  uint64_t max_job_nodes_nohold = 0;
+  uint64_t min_job_nodes = 0;
+  uint64_t min_job_nodes_nohold = 0;
+
+  void Add(const Job& j, bool native_values);
+  void Finish();
+
+ private:
+  std::vector<uint32_t> alloc_nodes_;
+};
+
+}  // namespace sm::native
