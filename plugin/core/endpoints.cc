@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "endpoints.h"
 
+#include "native_jobs.h"
 #include "native_nodes.h"
 #include "soperator_controller.h"
 #include "soperator_jobs.h"
@@ -40,6 +41,8 @@ void AddEndpointFamilies(MetricSet& set, Endpoint e, const ClusterState& state,
 
   if ((everything || e == Endpoint::kNodes) && state.nodes)
     AddNativeNodeFamilies(set, *state.nodes, opts);
+  if ((everything || e == Endpoint::kJobs) && state.jobs)
+    AddNativeJobFamilies(set, *state.jobs, opts);
 }
 
 }  // namespace sm

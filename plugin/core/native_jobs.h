@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Slurm's own /metrics/jobs families (metrics/openmetrics, 26.05.3): 30
+// unlabelled totals over every job record slurmctld holds.
+#pragma once
+
+#include "endpoints.h"
+#include "exposition.h"
+#include "snapshot.h"
+
+namespace sm {
+
+void AddNativeJobFamilies(MetricSet& set, const JobSnapshot& jobs,
+                          const RenderOptions& opts);
+
+}  // namespace sm
