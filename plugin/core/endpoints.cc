@@ -3,6 +3,7 @@
 
 #include "native_jobs.h"
 #include "native_nodes.h"
+#include "native_partitions.h"
 #include "soperator_controller.h"
 #include "soperator_jobs.h"
 #include "soperator_nodes.h"
@@ -43,6 +44,8 @@ void AddEndpointFamilies(MetricSet& set, Endpoint e, const ClusterState& state,
     AddNativeNodeFamilies(set, *state.nodes, opts);
   if ((everything || e == Endpoint::kJobs) && state.jobs)
     AddNativeJobFamilies(set, *state.jobs, opts);
+  if ((everything || e == Endpoint::kPartitions) && state.nodes)
+    AddNativePartitionFamilies(set, *state.nodes, state.jobs.get(), opts);
 }
 
 }  // namespace sm
