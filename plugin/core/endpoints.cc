@@ -4,6 +4,7 @@
 #include "native_jobs.h"
 #include "native_nodes.h"
 #include "native_partitions.h"
+#include "native_scheduler.h"
 #include "native_users_accounts.h"
 #include "soperator_controller.h"
 #include "soperator_jobs.h"
@@ -49,6 +50,8 @@ void AddEndpointFamilies(MetricSet& set, Endpoint e, const ClusterState& state,
     AddNativePartitionFamilies(set, *state.nodes, state.jobs.get(), opts);
   if ((everything || e == Endpoint::kJobsUsersAccts) && state.jobs)
     AddNativeUserAccountFamilies(set, *state.jobs, opts);
+  if ((everything || e == Endpoint::kScheduler) && state.diag)
+    AddNativeSchedulerFamilies(set, *state.diag, opts);
 }
 
 }  // namespace sm

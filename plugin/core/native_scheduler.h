@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Slurm's own /metrics/scheduler families (metrics/openmetrics, 26.05.3):
+// 58 unlabelled values of slurmctld's diag statistics, the ones sdiag
+// prints.
+#pragma once
+
+#include "endpoints.h"
+#include "exposition.h"
+#include "snapshot.h"
+
+namespace sm {
+
+void AddNativeSchedulerFamilies(MetricSet& set, const DiagSnapshot& diag,
+                                const RenderOptions& opts);
+
+}  // namespace sm
