@@ -45,7 +45,8 @@ double Printed(uint64_t v, const Spec& spec, bool native_values) {
 }
 
 FamilyDefs MakeDefs(const Spec& spec, std::string_view label) {
-  const MetricType typed = spec.counter ? MetricType::kCounter : MetricType::kGauge;
+  const MetricType typed =
+      spec.counter ? MetricType::kCounter : MetricType::kGauge;
   std::vector<std::string_view> labels;
   if (!label.empty()) labels.push_back(label);
   return {FamilyDef{spec.name, spec.help, typed, labels},
@@ -96,15 +97,15 @@ NodeView ViewNode(const Node& n, bool native_values) {
   v.mem_total_mb = NonNegative(n.real_memory_mb.value_or(0));
   const uint64_t spec_mb = NonNegative(n.specialized_memory_mb.value_or(0));
   // Slurm subtracts in uint64; a specialization above RealMemory wraps.
-  v.mem_avail_mb = native_values       ? v.mem_total_mb - spec_mb
+  v.mem_avail_mb = native_values              ? v.mem_total_mb - spec_mb
                    : v.mem_total_mb > spec_mb ? v.mem_total_mb - spec_mb
                                               : 0;
   v.mem_free_mb = NonNegative(n.free_memory_mb.value_or(0));  // NO_VAL64: 0
 
   // The controller-side copy of the client's MIXED inference, tested after
   // FUTURE and DOWN (which the client copy does not exempt).
-  const uint64_t idle = native_values ? (v.cpus_efctv - v.cpus_alloc) & 0xffffu
-                                      : v.cpus_idle;
+  const uint64_t idle =
+      native_values ? (v.cpus_efctv - v.cpus_alloc) & 0xffffu : v.cpus_idle;
   const bool mixed = (idle && idle < v.cpus_efctv) ||
                      (n.alloc_tres_set && idle == v.cpus_efctv);
   if (v.raw == NodeBase::kFuture || v.raw == NodeBase::kDown) {
@@ -139,8 +140,10 @@ void NodeCounts::Add(const NodeView& v, bool rewritten) {
   // `if DRAINED drained++`, DRAINED being DRAIN && !DRAINING: so drain and
   // drained always agree.
   const bool is_draining = rewritten ? v.draining_rewritten : v.draining;
-  if (is_draining) ++draining;
-  else if (s.has(kDrain)) ++drain;
+  if (is_draining)
+    ++draining;
+  else if (s.has(kDrain))
+    ++drain;
   if (s.has(kDrain) && !is_draining) ++drained;
   cg += s.has(kCompleting);
   blocked += s.has(kBlocked);
@@ -230,9 +233,9 @@ void JobTotals::Add(const Job& j, bool native_values) {
 
   // Slurm tests a bit of the enum (any reason with bit 2 set, in any
   // state); the family means "waiting for the partition node limit".
-  wait_part_node_limit +=
-      native_values ? (j.state_reason_id & kWaitPartNodeLimit) != 0
-                    : j.state_reason == "PartitionNodeLimit";
+  wait_part_node_limit += native_values
+                              ? (j.state_reason_id & kWaitPartNodeLimit) != 0
+                              : j.state_reason == "PartitionNodeLimit";
 
   if (j.state == JobBase::kRunning || j.state == JobBase::kSuspended) {
     cpus_alloc += NonNegative(j.cpus_alloc);

@@ -178,8 +178,8 @@ std::string_view CountedPartition(const Job& j);
 // Aggregates of a set of job records (jobs_stats_t, plus the per-partition
 // extras of partition_stats_t).
 struct JobTotals {
-  uint64_t tasks = 0;    // Σ array task count: slurm_jobs
-  uint64_t records = 0;  // records: slurm_{user,account}_jobs
+  uint64_t tasks = 0;          // Σ array task count: slurm_jobs
+  uint64_t records = 0;        // records: slurm_{user,account}_jobs
   uint64_t not_completed = 0;  // records: slurm_partition_jobs
   uint64_t bootfail = 0;
   uint64_t cancelled = 0;

@@ -93,8 +93,7 @@ const Total kTotals[] = {
     {{"slurm_nodes_invalid_reg",
       "Number of nodes with Invalid Registration flag", Width::k16},
      &NodeCounts::invalid_reg},
-    {{"slurm_nodes_maint", "Number of nodes with Maintenance flag",
-      Width::k16},
+    {{"slurm_nodes_maint", "Number of nodes with Maintenance flag", Width::k16},
      &NodeCounts::maint},
     {{"slurm_nodes_mixed", "Number of nodes in Mixed state", Width::k16},
      &NodeCounts::mixed},
@@ -114,7 +113,8 @@ const Total kTotals[] = {
     // openmetrics.c feeds this from the POWERING_DOWN count; the real
     // powering-up count is never printed by Slurm.
     {{"slurm_nodes_powering_up", "Number of nodes powering up", Width::k16},
-     &NodeCounts::powering_up, &NodeCounts::powering_down},
+     &NodeCounts::powering_up,
+     &NodeCounts::powering_down},
     {{"slurm_nodes_reboot_issued", "Number of nodes with Reboot Issued flag",
       Width::k16},
      &NodeCounts::reboot_issued},

@@ -26,7 +26,14 @@ uint64_t Time(int64_t t) { return t > 0 ? static_cast<uint64_t>(t) : 0; }
 uint64_t Mean(uint64_t sum, uint64_t count) { return count ? sum / count : 0; }
 
 // Indices of schedule_exit[] (SCHEDULE_EXIT_*) and bf_exit[] (BF_EXIT_*).
-enum SchedExit : size_t { kEnd, kMaxDepth, kMaxJobStart, kLic, kRpcCnt, kTimeout };
+enum SchedExit : size_t {
+  kEnd,
+  kMaxDepth,
+  kMaxJobStart,
+  kLic,
+  kRpcCnt,
+  kTimeout
+};
 enum BfExit : size_t {
   kBfEnd,
   kBfMaxJobStart,
@@ -90,8 +97,8 @@ const Row kRows[] = {
     {{"slurm_bf_depth_tot", "Sum of backfill job depths", k32, kNoUnit,
       kCounter},
      [](const DiagSnapshot& d) { return S(d).bf_depth_sum; }},
-    {{"slurm_bf_depth_try_tot", "Sum of backfill depth attempts", k32,
-      kNoUnit, kCounter},
+    {{"slurm_bf_depth_try_tot", "Sum of backfill depth attempts", k32, kNoUnit,
+      kCounter},
      [](const DiagSnapshot& d) { return S(d).bf_depth_try_sum; }},
     {{"slurm_bf_last_depth", "Last backfill depth"},
      [](const DiagSnapshot& d) { return S(d).bf_last_depth; }},
@@ -150,8 +157,8 @@ const Row kRows[] = {
      [](const DiagSnapshot& d) { return S(d).schedule_cycle_max; }},
     // A uint64 of microseconds printed as UINT32 by Slurm: it wraps after
     // about 71.6 minutes of scheduling since the last reset.
-    {{"slurm_schedule_cycle_tot", "Sum of scheduling cycle times", k32,
-      kNoUnit, kCounter},
+    {{"slurm_schedule_cycle_tot", "Sum of scheduling cycle times", k32, kNoUnit,
+      kCounter},
      [](const DiagSnapshot& d) { return S(d).schedule_cycle_sum; }},
     {{"slurm_schedule_queue_len", "Jobs pending queue length"},
      [](const DiagSnapshot& d) { return S(d).schedule_queue_len; }},
@@ -160,9 +167,11 @@ const Row kRows[] = {
     {{"slurm_sched_exit_max_depth", "Hit default_queue_depth", k32, kNoUnit,
       kCounter},
      [](const DiagSnapshot& d) { return At(S(d).schedule_exit, kMaxDepth); }},
-    {{"slurm_sched_exit_max_job_start", "Hit sched_max_job_start", k32,
-      kNoUnit, kCounter},
-     [](const DiagSnapshot& d) { return At(S(d).schedule_exit, kMaxJobStart); }},
+    {{"slurm_sched_exit_max_job_start", "Hit sched_max_job_start", k32, kNoUnit,
+      kCounter},
+     [](const DiagSnapshot& d) {
+       return At(S(d).schedule_exit, kMaxJobStart);
+     }},
     {{"slurm_sched_exit_lic", "Blocked on licenses", k32, kNoUnit, kCounter},
      [](const DiagSnapshot& d) { return At(S(d).schedule_exit, kLic); }},
     {{"slurm_sched_exit_rpc_cnt", "Hit max_rpc_cnt", k32, kNoUnit, kCounter},
@@ -184,8 +193,7 @@ const Row kRows[] = {
     {{"slurm_bf_exit_table_limit", "Hit table size limit (bf_node_space_size)",
       k32, kNoUnit, kCounter},
      [](const DiagSnapshot& d) { return At(S(d).bf_exit, kBfTableLimit); }},
-    {{"slurm_bf_exit_timeout", "Timeout (bf_max_time)", k32, kNoUnit,
-      kCounter},
+    {{"slurm_bf_exit_timeout", "Timeout (bf_max_time)", k32, kNoUnit, kCounter},
      [](const DiagSnapshot& d) { return At(S(d).bf_exit, kBfTimeout); }},
     // The full 64-bit sum, so the mean stays right after the printed
     // slurm_schedule_cycle_tot has wrapped.

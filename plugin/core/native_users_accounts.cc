@@ -41,8 +41,7 @@ const Row kRows[] = {
      U("slurm_account_jobs_completing", "Number of jobs in Completing state"),
      &JobTotals::completing},
     {U("slurm_user_jobs_configuring", "Number of jobs in Configuring state"),
-     U("slurm_account_jobs_configuring",
-       "Number of jobs in Configuring state"),
+     U("slurm_account_jobs_configuring", "Number of jobs in Configuring state"),
      &JobTotals::configuring},
     {U("slurm_user_jobs_cpus_alloc", "Total number of Cpus allocated by jobs",
        Width::k16),
@@ -83,11 +82,10 @@ const Row kRows[] = {
        "Total memory bytes allocated by jobs", Width::k32, Unit::kMiB),
      &JobTotals::memory_alloc_mb},
     {U("slurm_user_jobs_node_failed", "Number of jobs in Node Failed state"),
-     U("slurm_account_jobs_node_failed",
-       "Number of jobs in Node Failed state"),
+     U("slurm_account_jobs_node_failed", "Number of jobs in Node Failed state"),
      &JobTotals::node_failed},
-    {U("slurm_user_jobs_nodes_alloc",
-       "Total number of nodes allocated by jobs", Width::k16),
+    {U("slurm_user_jobs_nodes_alloc", "Total number of nodes allocated by jobs",
+       Width::k16),
      U("slurm_account_jobs_nodes_alloc",
        "Total number of nodes allocated by jobs", Width::k16),
      &JobTotals::nodes_alloc},
@@ -166,8 +164,8 @@ struct Keyed {
 void Emit(MetricSet& set, const std::vector<Side>& side,
           const std::vector<native::FamilyDefs>& defs, const Keyed& keyed,
           bool nv) {
-  std::vector<native::Emitter> emit = native::MakeEmitters(
-      set, std::span<const Side>(side), defs, nv);
+  std::vector<native::Emitter> emit =
+      native::MakeEmitters(set, std::span<const Side>(side), defs, nv);
   for (size_t k = 0; k < keyed.keys.size(); ++k) {
     for (size_t i = 0; i < emit.size(); ++i)
       emit[i].Add(keyed.keys[k], keyed.totals[k].*kRows[i].value);

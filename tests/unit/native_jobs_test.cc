@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Slurm's /metrics/jobs families: the real 26.05.3 response reproduced from
 // the sample cluster, Slurm's counting rules, and our corrected defaults.
+#include "native_jobs.h"
+
 #include <gtest/gtest.h>
 
-#include "native_jobs.h"
 #include "native_sample.h"
 #include "node_history.h"
 #include "test_util.h"
@@ -71,18 +72,21 @@ TEST(NativeJobs, CountingRules) {
   suspended.gpus_alloc = 2;
   snap.jobs.push_back(suspended);
   // Held by the admin: reason WAIT_HELD, whatever the priority.
-  Job held = testing::SampleJob(4, JobBase::kPending, "JobHeldAdmin", 8, "main");
+  Job held =
+      testing::SampleJob(4, JobBase::kPending, "JobHeldAdmin", 8, "main");
   held.array_pending_tasks = 10;
   snap.jobs.push_back(held);
   // Priority 0 with another reason is not "hold" for Slurm.
   Job zero = testing::SampleJob(5, JobBase::kPending, "Dependency", 2, "main");
   zero.held = true;
   snap.jobs.push_back(zero);
-  Job completing = testing::SampleJob(6, JobBase::kCompleted, "None", 0, "main");
+  Job completing =
+      testing::SampleJob(6, JobBase::kCompleted, "None", 0, "main");
   completing.flags = kCompleting;
   completing.node_indices = {7};  // not RUNNING/SUSPENDED: no nodes counted
   snap.jobs.push_back(completing);
-  Job oom = testing::SampleJob(7, JobBase::kOutOfMemory, "OutOfMemory", 181, "main");
+  Job oom =
+      testing::SampleJob(7, JobBase::kOutOfMemory, "OutOfMemory", 181, "main");
   oom.flags = kRequeue | kExpediting;
   snap.jobs.push_back(oom);
   snap.jobs.push_back(

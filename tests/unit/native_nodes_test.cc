@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Slurm's /metrics/nodes families: the real 26.05.3 response reproduced
 // from the sample cluster, and our corrected defaults.
+#include "native_nodes.h"
+
 #include <gtest/gtest.h>
 
-#include "native_nodes.h"
 #include "native_sample.h"
 #include "node_history.h"
 #include "test_util.h"
@@ -28,8 +29,7 @@ std::string RenderNodes(const NodeSnapshot& snap, bool native_values) {
 
 // The JSON lists NOT_RESPONDING on both ghosts; it was taken 12 s after the
 // scrape, before which the ghosts (never registered) had not been pinged.
-const std::vector<Exception> kNodesExceptions = {
-    {"slurm_nodes_noresp", 0, 2}};
+const std::vector<Exception> kNodesExceptions = {{"slurm_nodes_noresp", 0, 2}};
 
 TEST(NativeNodes, ReproducesSlurmResponse) {
   const std::string out = RenderNodes(testing::SampleNodes(), true);
@@ -44,8 +44,8 @@ TEST(NativeNodes, EndpointAddsSoperatorFamilies) {
   auto nodes = std::make_shared<const NodeSnapshot>(testing::SampleNodes());
   NodeHistory history(0);
   MetricSet set;
-  AddEndpointFamilies(set, Endpoint::kNodes, {nodes, nullptr, nullptr},
-                      history, {0, true});
+  AddEndpointFamilies(set, Endpoint::kNodes, {nodes, nullptr, nullptr}, history,
+                      {0, true});
   const std::string out = Render(set);
   const auto ours = ParseExposition(out, false);
   const auto sample = testing::Sample("nodes");
@@ -55,33 +55,35 @@ TEST(NativeNodes, EndpointAddsSoperatorFamilies) {
       EXPECT_EQ(ours.series.at(key), value) << key;
     }
   }
-  EXPECT_TRUE(ours.series.count("slurm_node_info{address=\"\",comment=\"\","
-                                "instance_id=\"\",is_unavailable=\"\","
-                                "node_name=\"vm\",reason=\"\","
-                                "reservation_name=\"\",state_base=\"ALLOCATED\","
-                                "state_is_cloud=\"\",state_is_completing=\"\","
-                                "state_is_drain=\"false\",state_is_fail=\"\","
-                                "state_is_invalid=\"\","
-                                "state_is_maintenance=\"false\","
-                                "state_is_not_responding=\"\","
-                                "state_is_planned=\"\",state_is_power_down=\"\","
-                                "state_is_power_drain=\"\","
-                                "state_is_power_up=\"\","
-                                "state_is_powered_down=\"\","
-                                "state_is_powering_down=\"\","
-                                "state_is_powering_up=\"\","
-                                "state_is_reserved=\"false\"}"));
+  EXPECT_TRUE(
+      ours.series.count("slurm_node_info{address=\"\",comment=\"\","
+                        "instance_id=\"\",is_unavailable=\"\","
+                        "node_name=\"vm\",reason=\"\","
+                        "reservation_name=\"\",state_base=\"ALLOCATED\","
+                        "state_is_cloud=\"\",state_is_completing=\"\","
+                        "state_is_drain=\"false\",state_is_fail=\"\","
+                        "state_is_invalid=\"\","
+                        "state_is_maintenance=\"false\","
+                        "state_is_not_responding=\"\","
+                        "state_is_planned=\"\",state_is_power_down=\"\","
+                        "state_is_power_drain=\"\","
+                        "state_is_power_up=\"\","
+                        "state_is_powered_down=\"\","
+                        "state_is_powering_down=\"\","
+                        "state_is_powering_up=\"\","
+                        "state_is_reserved=\"false\"}"));
   // Shared names are one family under Soperator's HELP, both label sets.
   EXPECT_NE(out.find("# HELP slurm_node_cpus_effective Effective CPUs on the "
                      "node\n# TYPE slurm_node_cpus_effective gauge\n"),
             std::string::npos);
   EXPECT_EQ(out.find("# HELP slurm_node_cpus_effective CPUs allocatable"),
             std::string::npos);
-  EXPECT_EQ(Samples(out, "slurm_node_memory_free_bytes"),
-            (V{"slurm_node_memory_free_bytes{node_name=\"vm\"} 2.4728567808e+10",
-               "slurm_node_memory_free_bytes{node=\"ghost1\"} 0",
-               "slurm_node_memory_free_bytes{node=\"ghost2\"} 0",
-               "slurm_node_memory_free_bytes{node=\"vm\"} 23583"}));
+  EXPECT_EQ(
+      Samples(out, "slurm_node_memory_free_bytes"),
+      (V{"slurm_node_memory_free_bytes{node_name=\"vm\"} 2.4728567808e+10",
+         "slurm_node_memory_free_bytes{node=\"ghost1\"} 0",
+         "slurm_node_memory_free_bytes{node=\"ghost2\"} 0",
+         "slurm_node_memory_free_bytes{node=\"vm\"} 23583"}));
 }
 
 TEST(NativeNodes, DefaultsInBytes) {
@@ -145,7 +147,8 @@ TEST(NativeNodes, BaseStateClasses) {
   // FUTURE nodes are listed by Slurm although clients hide them.
   snap.unlisted_nodes.push_back(PlainNode("later", NodeBase::kFuture, 0, 8, 0));
   // ERROR (unused by Slurm) counts in no class.
-  snap.nodes.push_back(PlainNode("error", NodeBase::kError, kMaintenance, 4, 0));
+  snap.nodes.push_back(
+      PlainNode("error", NodeBase::kError, kMaintenance, 4, 0));
   const auto ours = ParseExposition(RenderNodes(snap, true), false);
   EXPECT_EQ(ours.series.at("slurm_nodes"), 6);
   EXPECT_EQ(ours.series.at("slurm_nodes_mixed"), 2);
@@ -182,7 +185,8 @@ TEST(NativeNodes, GpusAndWidths) {
   const auto ours = ParseExposition(RenderNodes(snap, false), false);
   EXPECT_EQ(ours.series.at("slurm_node_gpus{node=\"gpu\"}"), 8);
   EXPECT_EQ(ours.series.at("slurm_node_gpus_alloc{node=\"gpu\"}"), 4);
-  EXPECT_EQ(ours.series.at("slurm_node_memory_effective_bytes{node=\"gpu\"}"), 0);
+  EXPECT_EQ(ours.series.at("slurm_node_memory_effective_bytes{node=\"gpu\"}"),
+            0);
   const auto native = ParseExposition(RenderNodes(snap, true), false);
   EXPECT_EQ(native.series.at("slurm_node_gpus{node=\"gpu\"}"), 0);
   EXPECT_EQ(native.series.at("slurm_node_gpus_alloc{node=\"gpu\"}"), 4);

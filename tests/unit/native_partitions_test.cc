@@ -2,9 +2,10 @@
 // Slurm's /metrics/partitions families: the real 26.05.3 response
 // reproduced from the sample cluster, Slurm's partition rules, and our
 // corrected defaults (no uint16 wraparound, bytes).
+#include "native_partitions.h"
+
 #include <gtest/gtest.h>
 
-#include "native_partitions.h"
 #include "native_sample.h"
 #include "node_history.h"
 #include "test_util.h"
@@ -129,31 +130,37 @@ TEST(NativePartitions, JobsCountUnderTheirCurrentPartition) {
   NodeSnapshot nodes = testing::SampleNodes();
   JobSnapshot jobs;
   // Submitted to both, currently held against batch.
-  Job both = testing::SampleJob(1, JobBase::kPending, "Priority", 1, "debug,batch");
+  Job both =
+      testing::SampleJob(1, JobBase::kPending, "Priority", 1, "debug,batch");
   both.part_ptr_name = "batch";
   // No part_ptr: the raw list matches no partition.
-  Job lost = testing::SampleJob(2, JobBase::kPending, "Priority", 1, "debug,batch");
+  Job lost =
+      testing::SampleJob(2, JobBase::kPending, "Priority", 1, "debug,batch");
   lost.part_ptr_name = "";
   // No part_ptr but a single partition name: it matches.
   Job single = testing::SampleJob(3, JobBase::kPending, "Priority", 1, "debug");
   single.part_ptr_name = "";
   jobs.jobs = {both, lost, single};
   const auto ours = RenderParts(nodes, &jobs, false);
-  EXPECT_EQ(ours.series.at("slurm_partition_jobs_pending{partition=\"batch\"}"), 1);
-  EXPECT_EQ(ours.series.at("slurm_partition_jobs_pending{partition=\"debug\"}"), 1);
+  EXPECT_EQ(ours.series.at("slurm_partition_jobs_pending{partition=\"batch\"}"),
+            1);
+  EXPECT_EQ(ours.series.at("slurm_partition_jobs_pending{partition=\"debug\"}"),
+            1);
 }
 
 TEST(NativePartitions, WaitPartNodeLimit) {
   NodeSnapshot nodes = testing::SampleNodes();
   JobSnapshot jobs;
   jobs.jobs = {
-      testing::SampleJob(1, JobBase::kPending, "PartitionNodeLimit", 4, "debug"),
+      testing::SampleJob(1, JobBase::kPending, "PartitionNodeLimit", 4,
+                         "debug"),
       // WAIT_RESERVATION (14) has bit 2 set; so does FAIL_OOM (181), in a
       // finished record.
       testing::SampleJob(2, JobBase::kPending, "Reservation", 14, "debug"),
       testing::SampleJob(3, JobBase::kOutOfMemory, "OutOfMemory", 181, "debug"),
       testing::SampleJob(4, JobBase::kPending, "Resources", 3, "debug")};
-  const char* kKey = "slurm_partition_jobs_wait_part_node_limit{partition=\"debug\"}";
+  const char* kKey =
+      "slurm_partition_jobs_wait_part_node_limit{partition=\"debug\"}";
   EXPECT_EQ(RenderParts(nodes, &jobs, false).series.at(kKey), 1);
   EXPECT_EQ(RenderParts(nodes, &jobs, true).series.at(kKey), 3);
 }

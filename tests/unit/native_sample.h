@@ -50,7 +50,8 @@ inline NodeSnapshot SampleNodes() {
   using namespace node_flag;
   NodeSnapshot s;
   // "state": ["UNKNOWN", "DRAIN", "NOT_RESPONDING"], free_mem unset.
-  Node ghost1 = SampleNode("ghost1", NodeBase::kUnknown, kDrain | kNotResponding);
+  Node ghost1 =
+      SampleNode("ghost1", NodeBase::kUnknown, kDrain | kNotResponding);
   ghost1.partitions = {"debug", "batch"};
   // "state": ["DOWN", "NOT_RESPONDING"], free_mem unset.
   Node ghost2 = SampleNode("ghost2", NodeBase::kDown, kNotResponding);
@@ -108,8 +109,8 @@ inline JobSnapshot SampleJobs() {
   Job j1 = SampleJob(1, JobBase::kRunning, "None", kWaitNoReason, "debug");
   j1.cpus_alloc = 1;  // tres_alloc_str cpu=1,node=1,billing=1: no mem
   j1.node_indices = {kVm};
-  Job j2 = SampleJob(2, JobBase::kPending, "JobHeldUser", kWaitHeldUser,
-                     "debug");
+  Job j2 =
+      SampleJob(2, JobBase::kPending, "JobHeldUser", kWaitHeldUser, "debug");
   j2.held = true;  // priority 0
   j2.max_nodes = 1;
   Job j6 = SampleJob(6, JobBase::kRunning, "None", kWaitNoReason, "debug");
@@ -118,8 +119,10 @@ inline JobSnapshot SampleJobs() {
   j6.cpus_alloc = 1;
   j6.node_indices = {kVm};
   Job j4 = SampleJob(4, JobBase::kPending, "Priority", kWaitPriority, "debug");
-  Job j5 = SampleJob(5, JobBase::kPending, "Resources", kWaitResources, "batch");
-  Job j3 = SampleJob(3, JobBase::kPending, "Resources", kWaitResources, "debug");
+  Job j5 =
+      SampleJob(5, JobBase::kPending, "Resources", kWaitResources, "batch");
+  Job j3 =
+      SampleJob(3, JobBase::kPending, "Resources", kWaitResources, "debug");
   j3.array_job_id = 3;
   j3.array_task_string = "1-3";
   j3.array_pending_tasks = 3;
@@ -199,8 +202,9 @@ inline std::string ReadFixture(std::string_view name) {
 }
 
 inline Exposition Sample(std::string_view path) {
-  return ParseExposition(ReadFixture("http_metrics_" + std::string(path) + ".txt"),
-                         /*http=*/true);
+  return ParseExposition(
+      ReadFixture("http_metrics_" + std::string(path) + ".txt"),
+      /*http=*/true);
 }
 
 // A sample series we cannot reproduce from the JSON dumps because they were
@@ -234,11 +238,12 @@ inline void ExpectSameSeries(const Exposition& sample, const Exposition& ours,
     EXPECT_EQ(it->second, value) << key;
   }
   for (const auto& [key, value] : ours.series) {
-    EXPECT_TRUE(sample.series.count(key)) << "extra series " << key << " "
-                                          << value;
+    EXPECT_TRUE(sample.series.count(key))
+        << "extra series " << key << " " << value;
   }
   for (const Exception& x : exceptions) {
-    EXPECT_TRUE(sample.series.count(x.series)) << "stale exception " << x.series;
+    EXPECT_TRUE(sample.series.count(x.series))
+        << "stale exception " << x.series;
   }
 }
 

@@ -2,10 +2,11 @@
 // Slurm's /metrics/scheduler families: the real 26.05.3 response
 // reproduced from the sample's sdiag, and our corrected defaults
 // (counters, no 32-bit truncation of schedule_cycle_tot).
+#include "native_scheduler.h"
+
 #include <gtest/gtest.h>
 
 #include "native_sample.h"
-#include "native_scheduler.h"
 #include "node_history.h"
 #include "test_util.h"
 
@@ -32,7 +33,8 @@ const std::vector<Exception> kSchedulerExceptions = {
     {"slurm_sched_stats_timestamp", 1795977603, 1795977615}};
 
 TEST(NativeScheduler, ReproducesSlurmResponse) {
-  const auto ours = ParseExposition(RenderSched(testing::SampleDiag(), true), false);
+  const auto ours =
+      ParseExposition(RenderSched(testing::SampleDiag(), true), false);
   const auto sample = testing::Sample("scheduler");
   EXPECT_EQ(sample.series.size(), 58u);
   testing::ExpectSameSeries(sample, ours, kSchedulerExceptions);
@@ -61,7 +63,8 @@ TEST(NativeScheduler, EndpointAddsSoperatorFamilies) {
   const auto everything = ParseExposition(Render(all), false);
   for (const char* key :
        {"slurm_bf_cycle_cnt", "slurm_nodes", "slurm_jobs", "slurm_partitions",
-        "slurm_user_jobs{username=\"root\"}", "slurm_controller_server_thread_count",
+        "slurm_user_jobs{username=\"root\"}",
+        "slurm_controller_server_thread_count",
         "slurm_node_cpus_total{node_name=\"vm\"}"}) {
     EXPECT_TRUE(everything.series.count(key)) << key;
   }
@@ -108,7 +111,8 @@ TEST(NativeScheduler, DefaultsCountersAndFullWidth) {
 
   const std::string native_text = RenderSched(d, true);
   const auto native = ParseExposition(native_text, false);
-  EXPECT_EQ(native.series.at("slurm_schedule_cycle_tot"), 705032704);  // 5e9 mod 2^32
+  EXPECT_EQ(native.series.at("slurm_schedule_cycle_tot"),
+            705032704);  // 5e9 mod 2^32
   EXPECT_EQ(native.series.at("slurm_sched_mean_cycle"), 5000000);
   EXPECT_EQ(native.series.at("slurm_bf_cycle_tot"), 6000000000.0);  // UINT64
   EXPECT_EQ(native_text.find(" counter\n"), std::string::npos);

@@ -2,10 +2,11 @@
 // Slurm's /metrics/jobs-users-accts families: the real 26.05.3 response
 // reproduced from the sample cluster, keys and labels, and our corrected
 // defaults (bytes, no 32-bit truncation).
+#include "native_users_accounts.h"
+
 #include <gtest/gtest.h>
 
 #include "native_sample.h"
-#include "native_users_accounts.h"
 #include "node_history.h"
 #include "test_util.h"
 
@@ -81,10 +82,13 @@ TEST(NativeUsersAccounts, KeysAndTotals) {
   EXPECT_EQ(Samples(text, "slurm_account_jobs_pending"),
             (V{"slurm_account_jobs_pending{account=\"chemistry\"} 0",
                "slurm_account_jobs_pending{account=\"physics\"} 5"}));
-  EXPECT_EQ(ours.series.at("slurm_user_jobs_cpus_alloc{username=\"alice\"}"), 6);
-  EXPECT_EQ(ours.series.at("slurm_user_jobs_nodes_alloc{username=\"alice\"}"), 2);
+  EXPECT_EQ(ours.series.at("slurm_user_jobs_cpus_alloc{username=\"alice\"}"),
+            6);
+  EXPECT_EQ(ours.series.at("slurm_user_jobs_nodes_alloc{username=\"alice\"}"),
+            2);
   EXPECT_EQ(ours.series.at("slurm_account_jobs{account=\"physics\"}"), 3);
-  EXPECT_EQ(ours.series.at("slurm_account_jobs_finished{account=\"physics\"}"), 1);
+  EXPECT_EQ(ours.series.at("slurm_account_jobs_finished{account=\"physics\"}"),
+            1);
   EXPECT_EQ(ours.series.at("slurm_user_jobs_completed"), 1);
 }
 
@@ -99,14 +103,16 @@ TEST(NativeUsersAccounts, DefaultsBytesAndNoTruncation) {
   const auto ours = RenderUa(snap, false, &text);
   EXPECT_EQ(ours.series.at("slurm_user_jobs_memory_alloc{username=\"alice\"}"),
             (4294967296.0 + 1000) * kMiB);
-  EXPECT_EQ(ours.series.at("slurm_account_jobs_memory_alloc{account=\"physics\"}"),
-            (4294967296.0 + 1000) * kMiB);
+  EXPECT_EQ(
+      ours.series.at("slurm_account_jobs_memory_alloc{account=\"physics\"}"),
+      (4294967296.0 + 1000) * kMiB);
   EXPECT_EQ(ours.series.at("slurm_user_jobs_cpus_alloc{username=\"alice\"}"),
             70000);
   EXPECT_NE(text.find("# TYPE slurm_user_jobs gauge\n"), std::string::npos);
   const auto native = RenderUa(snap, true);
-  EXPECT_EQ(native.series.at("slurm_user_jobs_memory_alloc{username=\"alice\"}"),
-            1000);
+  EXPECT_EQ(
+      native.series.at("slurm_user_jobs_memory_alloc{username=\"alice\"}"),
+      1000);
   EXPECT_EQ(native.series.at("slurm_user_jobs_cpus_alloc{username=\"alice\"}"),
             4464);
 }
