@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Synthetic clusters of any size in Slurm 26.05's JSON (scontrol show
+// nodes --json, squeue --json, sdiag --json), for scale tests and
+// benchmarks. Deterministic for a given seed.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace shim {
+
+struct GenerateOptions {
+  int64_t nodes = 0;
+  int64_t jobs = 0;
+  int64_t partitions = 4;
+  int64_t reservations = 2;
+  int64_t users = 50;
+  int64_t rpc_types = 40;
+  uint64_t seed = 1;
+  int64_t now = 1800000000;  // the dumps' "now"
+  std::string out;
+};
+
+// Writes OUT/nodes.json, OUT/jobs.json and OUT/sdiag.json; prints a
+// summary on stderr.
+void Generate(const GenerateOptions& options);
+
+// RPC names of the release the shim is built for, by opcode (controller.cc).
+std::vector<std::pair<uint16_t, std::string>> KnownRpcs();
+
+}  // namespace shim

@@ -1,0 +1,829 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "input.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <regex>
+#include <sstream>
+
+namespace shim {
+namespace {
+
+std::vector<std::string>& WarningList() {
+  static std::vector<std::string> w;
+  return w;
+}
+
+// ---- Raw bytes through nlohmann's UTF-8 checks -----------------------------
+//
+// nlohmann rejects strings that are not UTF-8, but Slurm prints node reasons,
+// comments and job names byte for byte. Every byte that is not part of a
+// valid UTF-8 sequence is carried through parsing as the private-use code
+// point U+10FF00+byte (always 0x80-0xFF, so U+10FF80-U+10FFFF) and turned back
+// into that byte by Decode(). Genuine U+10FF80-U+10FFFF characters in a dump
+// would come out as raw bytes too; they are non-characters and private use.
+
+size_t Utf8SequenceLength(const unsigned char* p, size_t left) {
+  const unsigned char c = p[0];
+  if (c < 0x80) return 1;
+  size_t n;
+  uint32_t cp;
+  if (c >= 0xC2 && c <= 0xDF) {
+    n = 2;
+    cp = c & 0x1F;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3;
+    cp = c & 0x0F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 4;
+    cp = c & 0x07;
+  } else {
+    return 0;
+  }
+  if (left < n) return 0;
+  for (size_t i = 1; i < n; ++i) {
+    if ((p[i] & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (p[i] & 0x3F);
+  }
+  if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+      (cp >= 0xD800 && cp <= 0xDFFF))
+    return 0;
+  return n;
+}
+
+void AppendEscapedByte(std::string& out, unsigned char b) {
+  const uint32_t cp = 0x10FF00u + b;
+  out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
+  out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+  out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+  out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+}
+
+// nullptr when the text is valid UTF-8 already.
+std::unique_ptr<std::string> EscapeInvalidUtf8(const std::string& text) {
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const size_t n = text.size();
+  size_t i = 0;
+  while (i < n) {
+    if (p[i] < 0x80) {
+      ++i;
+      continue;
+    }
+    const size_t len = Utf8SequenceLength(p + i, n - i);
+    if (len == 0) break;
+    i += len;
+  }
+  if (i == n) return nullptr;
+  auto out = std::make_unique<std::string>(text.substr(0, i));
+  out->reserve(n + 64);
+  while (i < n) {
+    if (p[i] < 0x80) {
+      out->push_back(static_cast<char>(p[i++]));
+      continue;
+    }
+    const size_t len = Utf8SequenceLength(p + i, n - i);
+    if (len == 0) {
+      AppendEscapedByte(*out, p[i++]);
+    } else {
+      out->append(text, i, len);
+      i += len;
+    }
+  }
+  return out;
+}
+
+std::string Decode(const std::string& s) {
+  if (s.find('\xF4') == std::string::npos) return s;
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c == 0xF4 && i + 3 < s.size() &&
+        static_cast<unsigned char>(s[i + 1]) == 0x8F &&
+        (static_cast<unsigned char>(s[i + 2]) & 0xFE) == 0xBE) {
+      const uint32_t cp = 0x100000u | (0x0Fu << 12) |
+                          ((static_cast<unsigned char>(s[i + 2]) & 0x3Fu) << 6) |
+                          (static_cast<unsigned char>(s[i + 3]) & 0x3Fu);
+      out.push_back(static_cast<char>(cp - 0x10FF00u));
+      i += 3;
+      continue;
+    }
+    out.push_back(s[i]);
+  }
+  return out;
+}
+
+// ---- Typed getters ----------------------------------------------------------
+
+const char* TypeName(const json& j) {
+  switch (j.type()) {
+    case json::value_t::null: return "null";
+    case json::value_t::object: return "an object";
+    case json::value_t::array: return "an array";
+    case json::value_t::string: return "a string";
+    case json::value_t::boolean: return "a boolean";
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned: return "an integer";
+    case json::value_t::number_float: return "a fractional number";
+    default: return "something else";
+  }
+}
+
+[[noreturn]] void Expected(const At& at, const std::string& what, const json& got) {
+  throw InputError(at.str() + ": expected " + what + ", got " + TypeName(got));
+}
+
+[[noreturn]] void Missing(const At& at, const std::string& what) {
+  throw InputError(at.str() + ": missing; expected " + what);
+}
+
+void RequireObject(const json& j, const At& at, const char* what) {
+  if (!j.is_object()) Expected(at, what, j);
+}
+
+const json* Find(const json& o, std::string_view key) {
+  const auto it = o.find(key);
+  return it == o.end() ? nullptr : &*it;
+}
+
+// A C string cannot hold NUL: cut there, as strcpy would.
+std::string CString(const std::string& s, const At& at) {
+  const size_t nul = s.find('\0');
+  if (nul == std::string::npos) return Decode(s);
+  Warn(at.str() + ": string holds a NUL byte; Slurm's C strings end there");
+  return Decode(s.substr(0, nul));
+}
+
+// Missing or null -> "" (data_parser prints NULL strings as "" or null).
+std::string Str(const json& o, std::string_view key, const At& parent) {
+  const json* v = Find(o, key);
+  if (!v || v->is_null()) return {};
+  const At at = parent.Key(key);
+  if (!v->is_string()) Expected(at, "a string", *v);
+  return CString(v->get_ref<const std::string&>(), at);
+}
+
+std::optional<std::string> OptStr(const json& o, std::string_view key,
+                                  const At& parent) {
+  const json* v = Find(o, key);
+  if (!v) return std::nullopt;
+  return Str(o, key, parent);
+}
+
+bool IsIntegral(const json& v) {
+  if (v.is_number_integer()) return true;
+  if (!v.is_number_float()) return false;
+  const double d = v.get<double>();
+  return std::isfinite(d) && d == static_cast<double>(static_cast<int64_t>(d));
+}
+
+int64_t AsInt(const json& v, const At& at, const char* what) {
+  if (v.is_number_unsigned()) {
+    const uint64_t u = v.get<uint64_t>();
+    if (u > static_cast<uint64_t>(INT64_MAX))
+      throw InputError(at.str() + ": " + std::to_string(u) +
+                       " is out of range; expected " + what);
+    return static_cast<int64_t>(u);
+  }
+  if (v.is_number_integer()) return v.get<int64_t>();
+  if (IsIntegral(v)) return static_cast<int64_t>(v.get<double>());
+  Expected(at, what, v);
+}
+
+// A number in any data_parser shape: 22.05 prints plain integers (or null
+// for "not set"), v0.0.40+ prints {"set":..,"infinite":..,"number":..}.
+Num N(const json& o, std::string_view key, const At& parent) {
+  const json* v = Find(o, key);
+  if (!v) return {};
+  const At at = parent.Key(key);
+  if (v->is_null()) return {Num::kUnset, 0};
+  if (v->is_boolean()) return Num::Of(v->get<bool>() ? 1 : 0);
+  if (v->is_object()) {
+    const json* set = Find(*v, "set");
+    const json* inf = Find(*v, "infinite");
+    const json* num = Find(*v, "number");
+    if (!set && !inf && !num)
+      Expected(at, "a number or {\"set\", \"infinite\", \"number\"}", *v);
+    if (set && !set->is_boolean()) Expected(at.Key("set"), "a boolean", *set);
+    if (inf && !inf->is_boolean()) Expected(at.Key("infinite"), "a boolean", *inf);
+    if (inf && inf->get<bool>()) return {Num::kInfinite, 0};
+    if (set && !set->get<bool>()) return {Num::kUnset, 0};
+    if (!num) Missing(at.Key("number"), "a number");
+    // Fractions (billable_tres) are not read; take the integer part.
+    if (num->is_number_float() && !IsIntegral(*num))
+      return Num::Of(static_cast<int64_t>(num->get<double>()));
+    return Num::Of(AsInt(*num, at.Key("number"), "an integer"));
+  }
+  if (v->is_number_float() && !IsIntegral(*v))
+    return Num::Of(static_cast<int64_t>(v->get<double>()));
+  if (v->is_number()) return Num::Of(AsInt(*v, at, "an integer"));
+  Expected(at, "a number", *v);
+}
+
+int64_t RequiredInt(const json& o, std::string_view key, const At& parent,
+                    const char* what) {
+  const Num n = N(o, key, parent);
+  if (n.kind == Num::kAbsent) Missing(parent.Key(key), what);
+  if (!n.has()) throw InputError(parent.Key(key).str() + ": not set; expected " + what);
+  return n.value;
+}
+
+std::string Upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::vector<std::string> StrArray(const json& v, const At& at, const char* what) {
+  std::vector<std::string> out;
+  if (v.is_null()) return out;
+  if (!v.is_array()) Expected(at, what, v);
+  out.reserve(v.size());
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (!v[i].is_string()) Expected(at.Index(i), "a string", v[i]);
+    out.push_back(CString(v[i].get_ref<const std::string&>(), at.Index(i)));
+  }
+  return out;
+}
+
+void NoteEvent(ClusterIn& state, const Num& n) {
+  if (n.has() && n.value > state.latest_event) state.latest_event = n.value;
+}
+
+// ---- Nodes ------------------------------------------------------------------
+
+NodeIn ParseNode(const json& n, const At& at, ClusterIn& state) {
+  RequireObject(n, at, "a node object");
+  NodeIn out;
+  out.where = at.str();
+  const json* name = Find(n, "name");
+  if (!name) Missing(at.Key("name"), "the node name (a string)");
+  out.name = Str(n, "name", at);
+
+  const json* st = Find(n, "state");
+  if (!st) Missing(at.Key("state"), "the node state (a list of state words)");
+  if (st->is_string()) {
+    // openapi v0.0.38: "state": "idle" plus "state_flags": [...].
+    out.state.push_back(Upper(CString(st->get_ref<const std::string&>(),
+                                      at.Key("state"))));
+    if (const json* f = Find(n, "state_flags"))
+      for (std::string& s : StrArray(*f, at.Key("state_flags"), "a list of strings"))
+        out.state.push_back(Upper(std::move(s)));
+  } else if (st->is_array()) {
+    for (std::string& s : StrArray(*st, at.Key("state"), "a list of state words"))
+      out.state.push_back(Upper(std::move(s)));
+  } else {
+    Expected(at.Key("state"), "a list of state words", *st);
+  }
+  if (out.state.empty())
+    throw InputError(at.Key("state").str() +
+                     ": empty; expected at least one state word");
+
+  out.address = Str(n, "address", at);
+  out.hostname = Str(n, "hostname", at);
+  out.comment = Str(n, "comment", at);
+  out.reason = Str(n, "reason", at);
+  out.reason_time = N(n, "reason_changed_at", at).or_else(0);
+  out.instance_id = Str(n, "instance_id", at);
+  out.reservation = Str(n, "reservation", at);
+  out.tres = Str(n, "tres", at);
+  out.tres_used = Str(n, "tres_used", at);
+  if (const json* p = Find(n, "partitions")) {
+    if (p->is_string()) {
+      std::string csv = Str(n, "partitions", at);
+      std::stringstream ss(csv);
+      for (std::string part; std::getline(ss, part, ',');)
+        if (!part.empty()) out.partitions.push_back(part);
+    } else {
+      out.partitions = StrArray(*p, at.Key("partitions"), "a list of partition names");
+    }
+  }
+  out.cpus = N(n, "cpus", at);
+  out.effective_cpus = N(n, "effective_cpus", at);
+  out.alloc_cpus = N(n, "alloc_cpus", at);
+  out.real_memory = N(n, "real_memory", at);
+  out.alloc_memory = N(n, "alloc_memory", at);
+  if (Find(n, "free_mem")) {
+    out.free_mem = N(n, "free_mem", at);
+  } else {
+    // 22.05 prints the uint64 as a signed int: NO_VAL64 is -2.
+    out.free_mem = N(n, "free_memory", at);
+    if (out.free_mem.has() && out.free_mem.value < 0) out.free_mem = {Num::kUnset, 0};
+  }
+  out.specialized_memory = N(n, "specialized_memory", at);
+  out.cores = N(n, "cores", at);
+  out.sockets = N(n, "sockets", at);
+  out.threads = N(n, "threads", at);
+  NoteEvent(state, {Num::kValue, out.reason_time});
+  for (const char* k : {"last_busy", "boot_time", "slurmd_start_time"}) {
+    const Num t = N(n, k, at);
+    NoteEvent(state, t);
+  }
+  return out;
+}
+
+bool LooksLikeNode(const json& o) {
+  return o.is_object() && o.contains("name") && o.contains("state") &&
+         !o.contains("job_id");
+}
+
+bool LooksLikeJob(const json& o) {
+  return o.is_object() && o.contains("job_id");
+}
+
+// ---- Jobs -------------------------------------------------------------------
+
+bool TerminalWord(const std::string& s) {
+  static const char* const kTerminal[] = {
+      "COMPLETED", "CANCELLED", "FAILED", "TIMEOUT", "NODE_FAIL", "PREEMPTED",
+      "BOOT_FAIL", "DEADLINE", "OUT_OF_MEMORY"};
+  return std::find_if(std::begin(kTerminal), std::end(kTerminal),
+                      [&](const char* t) { return s == t; }) != std::end(kTerminal);
+}
+
+std::optional<std::vector<AllocIn>> ParseAllocation(const json& j, const At& at) {
+  if (j.is_null()) return std::nullopt;
+  RequireObject(j, at, "a job_resources object");
+  std::vector<AllocIn> out;
+  const json* nodes = Find(j, "nodes");
+  if (nodes && nodes->is_object()) {
+    // v0.0.41+: nodes.allocation[] with cpus.count and memory.allocated.
+    const json* alloc = Find(*nodes, "allocation");
+    const At aat = at.Key("nodes").Key("allocation");
+    if (!alloc || alloc->is_null()) return out;
+    if (!alloc->is_array()) Expected(aat, "a list of node allocations", *alloc);
+    for (size_t i = 0; i < alloc->size(); ++i) {
+      const json& a = (*alloc)[i];
+      const At e = aat.Index(i);
+      RequireObject(a, e, "a node allocation object");
+      AllocIn x;
+      x.node = Str(a, "name", e);
+      if (const json* c = Find(a, "cpus"); c && c->is_object())
+        x.cpus = N(*c, "count", e.Key("cpus")).or_else(0);
+      else
+        x.cpus = N(a, "cpus", e).or_else(0);
+      if (const json* m = Find(a, "memory"); m && m->is_object())
+        x.memory_mb = N(*m, "allocated", e.Key("memory")).or_else(0);
+      else
+        x.memory_mb = N(a, "memory_allocated", e).or_else(0);
+      out.push_back(std::move(x));
+    }
+    return out;
+  }
+  // v0.0.38-v0.0.40: allocated_nodes[] with a socket/core map.
+  const json* an = Find(j, "allocated_nodes");
+  if (!an || an->is_null()) return out;
+  const At aat = at.Key("allocated_nodes");
+  if (!an->is_array()) Expected(aat, "a list of allocated nodes", *an);
+  for (size_t i = 0; i < an->size(); ++i) {
+    const json& a = (*an)[i];
+    const At e = aat.Index(i);
+    RequireObject(a, e, "an allocated node object");
+    AllocIn x;
+    x.node = Str(a, "nodename", e);
+    x.memory_mb = N(a, "memory_allocated", e).or_else(0);
+    if (const json* c = Find(a, "cpus")) {
+      x.cpus = c->is_number() ? AsInt(*c, e.Key("cpus"), "an integer") : 0;
+    } else if (const json* s = Find(a, "sockets"); s && s->is_object()) {
+      // Count allocated cores; controller.cc reconciles with the node.
+      for (const auto& [sock, sv] : s->items()) {
+        const json* cores = sv.is_object() ? Find(sv, "cores") : nullptr;
+        if (!cores || !cores->is_object()) continue;
+        for (const auto& [core, cv] : cores->items())
+          if (cv.is_string() && cv.get_ref<const std::string&>().find("allocated") == 0)
+            ++x.cpus;
+      }
+    }
+    out.push_back(std::move(x));
+  }
+  return out;
+}
+
+JobIn ParseJob(const json& j, const At& at, ClusterIn& state, UserTable& users) {
+  RequireObject(j, at, "a job object");
+  JobIn out;
+  out.where = at.str();
+  out.job_id = RequiredInt(j, "job_id", at, "the job id (an integer)");
+  if (out.job_id <= 0 || out.job_id > 0xFFFFFFFDLL)
+    throw InputError(at.Key("job_id").str() + ": " + std::to_string(out.job_id) +
+                     " is out of range; expected a job id from 1 to 4294967293");
+  out.name = Str(j, "name", at);
+  const json* st = Find(j, "job_state");
+  if (!st) Missing(at.Key("job_state"), "the job state (a list of state words)");
+  if (st->is_string()) {
+    out.state.push_back(Upper(Str(j, "job_state", at)));
+  } else if (st->is_array()) {
+    for (std::string& s : StrArray(*st, at.Key("job_state"), "a list of state words"))
+      out.state.push_back(Upper(std::move(s)));
+  } else {
+    Expected(at.Key("job_state"), "a list of state words", *st);
+  }
+  if (out.state.empty())
+    throw InputError(at.Key("job_state").str() +
+                     ": empty; expected at least one state word");
+  if (const json* r = Find(j, "state_reason"); r && !r->is_null())
+    out.state_reason = Str(j, "state_reason", at);
+  out.partition = Str(j, "partition", at);
+  out.account = Str(j, "account", at);
+  out.user_id = N(j, "user_id", at).or_else(0);
+  out.user_name = OptStr(j, "user_name", at);
+  out.mail_user = OptStr(j, "mail_user", at);
+  out.std_out = Str(j, "standard_output", at);
+  out.std_err = Str(j, "standard_error", at);
+  out.work_dir = Str(j, "current_working_directory", at);
+  out.batch = N(j, "batch_flag", at).or_else(0) != 0;
+  out.nodes = Str(j, "nodes", at);
+  out.node_count = N(j, "node_count", at);
+  out.cpus = N(j, "cpus", at);
+  out.memory_per_node = N(j, "memory_per_node", at);
+  out.memory_per_cpu = N(j, "memory_per_cpu", at);
+  out.array_job_id = N(j, "array_job_id", at);
+  out.array_task_id = N(j, "array_task_id", at);
+  out.array_task_string = Str(j, "array_task_string", at);
+  out.array_max_tasks = N(j, "array_max_tasks", at).or_else(0);
+  out.submit_time = N(j, "submit_time", at);
+  out.start_time = N(j, "start_time", at);
+  out.end_time = N(j, "end_time", at);
+  out.time_limit = N(j, "time_limit", at);
+  out.priority = N(j, "priority", at);
+  out.tres_alloc = Str(j, "tres_alloc_str", at);
+  out.tres_req = Str(j, "tres_req_str", at);
+  out.max_nodes = N(j, "max_nodes", at);
+  if (const json* r = Find(j, "job_resources"))
+    out.alloc = ParseAllocation(*r, at.Key("job_resources"));
+
+  NoteEvent(state, out.submit_time);
+  if (out.state[0] != "PENDING") NoteEvent(state, out.start_time);
+  if (TerminalWord(out.state[0])) NoteEvent(state, out.end_time);
+  NoteEvent(state, N(j, "last_sched_evaluation", at));
+  if (out.user_name) {
+    std::string& known = users[out.user_id];
+    if (known.empty()) known = *out.user_name;
+  }
+  return out;
+}
+
+// ---- Partitions ---------------------------------------------------------------
+
+PartitionIn ParsePartition(const json& p, const At& at) {
+  RequireObject(p, at, "a partition object");
+  PartitionIn out;
+  out.where = at.str();
+  if (!Find(p, "name")) Missing(at.Key("name"), "the partition name");
+  out.name = Str(p, "name", at);
+  if (const json* m = Find(p, "maximums"); m && m->is_object()) {
+    out.max_time = N(*m, "time", at.Key("maximums"));
+    out.max_nodes = N(*m, "nodes", at.Key("maximums"));
+  } else {
+    out.max_time = N(p, "max_time", at);
+    out.max_nodes = N(p, "max_nodes", at);
+  }
+  return out;
+}
+
+// ---- Diag -------------------------------------------------------------------
+
+void FlattenValues(const json& o, const std::string& prefix, const At& at,
+                   std::map<std::string, int64_t>& out) {
+  for (const auto& [k, v] : o.items()) {
+    if (k == "rpcs_by_message_type" || k == "rpcs_by_user" ||
+        k == "pending_rpcs" || k == "pending_rpcs_by_hostlist")
+      continue;
+    const std::string key = prefix.empty() ? k : prefix + "." + k;
+    if (v.is_boolean()) {
+      out[key] = v.get<bool>() ? 1 : 0;
+    } else if (v.is_number()) {
+      out[key] = IsIntegral(v) ? AsInt(v, at.Key(k), "an integer")
+                               : static_cast<int64_t>(v.get<double>());
+    } else if (v.is_object()) {
+      if (v.contains("number") || v.contains("set")) {
+        const Num n = N(o, k, at);
+        if (n.has()) out[key] = n.value;
+      } else if (prefix.empty()) {
+        FlattenValues(v, key, at.Key(k), out);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void Warn(const std::string& message) {
+  WarningList().push_back(message);
+  std::cerr << "soperator-metrics-shim: warning: " << message << "\n";
+}
+
+const std::vector<std::string>& Warnings() { return WarningList(); }
+
+At At::Key(std::string_view k) const {
+  At a = *this;
+  a.path += ".";
+  a.path += k;
+  return a;
+}
+
+At At::Index(size_t i) const {
+  At a = *this;
+  a.path += "[" + std::to_string(i) + "]";
+  return a;
+}
+
+std::string At::str() const {
+  return file + ": " + (path.empty() ? std::string("(document)") : path);
+}
+
+std::string ReadWholeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw InputError(path + ": cannot read: " + std::strerror(errno));
+  std::ostringstream s;
+  s << in.rdbuf();
+  if (in.bad()) throw InputError(path + ": read error");
+  return s.str();
+}
+
+json ParseJsonText(const std::string& text, const std::string& file) {
+  std::unique_ptr<std::string> escaped = EscapeInvalidUtf8(text);
+  const std::string& src = escaped ? *escaped : text;
+  try {
+    return json::parse(src);
+  } catch (const json::parse_error& e) {
+    // Line and column of the byte nlohmann stopped at.
+    size_t byte = e.byte > 0 ? e.byte - 1 : 0;
+    if (byte > src.size()) byte = src.size();
+    size_t line = 1, col = 1;
+    for (size_t i = 0; i < byte; ++i) {
+      if (src[i] == '\n') {
+        ++line;
+        col = 1;
+      } else {
+        ++col;
+      }
+    }
+    std::string what = e.what();
+    if (const size_t p = what.find("syntax error"); p != std::string::npos)
+      what = what.substr(p);
+    throw InputError(file + ": not valid JSON (line " + std::to_string(line) +
+                     ", column " + std::to_string(col) + "): " + what);
+  }
+}
+
+void AddNodes(const json& v, const At& at, ClusterIn& state) {
+  if (!state.nodes) state.nodes.emplace();
+  if (v.is_object()) {
+    state.nodes->push_back(ParseNode(v, at, state));
+    return;
+  }
+  if (!v.is_array()) Expected(at, "a list of node objects", v);
+  state.nodes->reserve(state.nodes->size() + v.size());
+  for (size_t i = 0; i < v.size(); ++i)
+    state.nodes->push_back(ParseNode(v[i], at.Index(i), state));
+}
+
+void AddJobs(const json& v, const At& at, ClusterIn& state, UserTable& users) {
+  if (!state.jobs) state.jobs.emplace();
+  if (v.is_object()) {
+    state.jobs->push_back(ParseJob(v, at, state, users));
+    return;
+  }
+  if (!v.is_array()) Expected(at, "a list of job objects", v);
+  state.jobs->reserve(state.jobs->size() + v.size());
+  for (size_t i = 0; i < v.size(); ++i)
+    state.jobs->push_back(ParseJob(v[i], at.Index(i), state, users));
+}
+
+void AddPartitions(const json& v, const At& at, ClusterIn& state) {
+  if (!v.is_array()) Expected(at, "a list of partition objects", v);
+  if (!state.partitions) state.partitions.emplace();
+  for (size_t i = 0; i < v.size(); ++i)
+    state.partitions->push_back(ParsePartition(v[i], at.Index(i)));
+}
+
+void SetDiag(const json& s, const At& at, ClusterIn& state, UserTable& users) {
+  RequireObject(s, at, "an sdiag statistics object");
+  if (state.diag)
+    throw InputError(at.str() + ": a second sdiag input; " + state.diag->where +
+                     " already gave the controller statistics");
+  DiagIn d;
+  d.where = at.str();
+  d.server_thread_count = N(s, "server_thread_count", at);
+  if (const json* t = Find(s, "rpcs_by_message_type")) {
+    const At tat = at.Key("rpcs_by_message_type");
+    if (!t->is_array() && !t->is_null()) Expected(tat, "a list of RPC statistics", *t);
+    for (size_t i = 0; t->is_array() && i < t->size(); ++i) {
+      const json& r = (*t)[i];
+      const At e = tat.Index(i);
+      RequireObject(r, e, "an RPC statistics object");
+      RpcTypeIn x;
+      if (!Find(r, "message_type"))
+        Missing(e.Key("message_type"), "the RPC name (a string such as REQUEST_PING)");
+      x.message_type = Str(r, "message_type", e);
+      if (const Num id = N(r, "type_id", e); id.has()) x.type_id = id.value;
+      x.count = N(r, "count", e).or_else(0);
+      x.total_time_us = N(r, "total_time", e).or_else(0);
+      d.rpc_types.push_back(std::move(x));
+    }
+  }
+  if (const json* u = Find(s, "rpcs_by_user")) {
+    const At uat = at.Key("rpcs_by_user");
+    if (!u->is_array() && !u->is_null()) Expected(uat, "a list of RPC statistics", *u);
+    for (size_t i = 0; u->is_array() && i < u->size(); ++i) {
+      const json& r = (*u)[i];
+      const At e = uat.Index(i);
+      RequireObject(r, e, "an RPC statistics object");
+      RpcUserIn x;
+      x.user = Str(r, "user", e);
+      x.user_id = RequiredInt(r, "user_id", e, "the uid (an integer)");
+      x.count = N(r, "count", e).or_else(0);
+      x.total_time_us = N(r, "total_time", e).or_else(0);
+      std::string& known = users[x.user_id];
+      if (known.empty()) known = x.user;
+      d.rpc_users.push_back(std::move(x));
+    }
+  }
+  FlattenValues(s, "", at, d.values);
+  if (const auto it = d.values.find("req_time"); it != d.values.end() && it->second > 0)
+    state.req_time = it->second;
+  state.diag = std::move(d);
+}
+
+void AddDocument(const json& doc, const At& at, ClusterIn& state, UserTable& users) {
+  if (doc.is_array()) {
+    if (doc.empty()) return;
+    if (LooksLikeJob(doc[0])) return AddJobs(doc, at, state, users);
+    if (LooksLikeNode(doc[0])) return AddNodes(doc, at, state);
+    Expected(at.Index(0), "a node object (with name and state) or a job object (with job_id)",
+             doc[0]);
+  }
+  if (!doc.is_object())
+    Expected(at, "a JSON object from scontrol/squeue/sinfo/sdiag --json or slurmrestd", doc);
+  if (doc.contains("steps"))
+    throw InputError(at.str() + ": this is a scenario; run it with the `scenario` subcommand");
+  bool known = false;
+  if (const json* meta = Find(doc, "meta"); meta && meta->is_object()) {
+    const json* s = Find(*meta, "slurm");
+    if (s && s->is_object())
+      if (const json* c = Find(*s, "cluster"); c && c->is_string() && state.cluster_name.empty())
+        state.cluster_name = c->get<std::string>();
+  }
+  if (const json* n = Find(doc, "nodes"); n && n->is_array()) {
+    AddNodes(*n, at.Key("nodes"), state);
+    known = true;
+  }
+  if (const json* j = Find(doc, "jobs"); j && j->is_array()) {
+    AddJobs(*j, at.Key("jobs"), state, users);
+    known = true;
+  }
+  if (const json* p = Find(doc, "partitions"); p && p->is_array()) {
+    AddPartitions(*p, at.Key("partitions"), state);
+    known = true;
+  }
+  if (const json* s = Find(doc, "statistics"); s && s->is_object()) {
+    SetDiag(*s, at.Key("statistics"), state, users);
+    known = true;
+  }
+  if (known) {
+    // The controller stamps each response with its own clock.
+    const Num lu = N(doc, "last_update", at);
+    if (lu.has() && lu.value > 0)
+      state.last_update = std::max(state.last_update.value_or(0), lu.value);
+    return;
+  }
+  if (Find(doc, "sinfo"))
+    throw InputError(at.str() +
+                     ": `sinfo --json` of Slurm 23.02 and later groups nodes and "
+                     "cannot be replayed; dump `scontrol show nodes --json` instead");
+  if (LooksLikeJob(doc)) return AddJobs(doc, at, state, users);
+  if (LooksLikeNode(doc)) return AddNodes(doc, at, state);
+  if (doc.contains("rpcs_by_message_type") || doc.contains("server_thread_count"))
+    return SetDiag(doc, at, state, users);
+  if (const json* e = Find(doc, "errors"); e && e->is_array() && !e->empty())
+    throw InputError(at.str() + ": a Slurm error response: " + e->dump());
+  throw InputError(
+      at.str() +
+      ": expected a Slurm dump: an object with \"nodes\", \"jobs\", "
+      "\"partitions\" or \"statistics\" (scontrol show nodes|jobs|partitions "
+      "--json, squeue --json, sdiag --json, 22.05's sinfo --json, slurmrestd "
+      "/nodes /jobs /diag), or one node or job object");
+}
+
+void ReadSdiagText(const std::string& text, const std::string& file,
+                   ClusterIn& state, UserTable& users) {
+  if (state.diag)
+    throw InputError(file + ": a second sdiag input; " + state.diag->where +
+                     " already gave the controller statistics");
+  DiagIn d;
+  d.where = file + ": (sdiag text)";
+  enum Section { kGeneral, kMain, kBackfill, kRpcType, kRpcUser, kPending } sec = kGeneral;
+  static const std::regex kRpc(R"(^\s*(\S*)\s*\(\s*(\d+)\)\s+count:(\d+)\s+ave_time:(\d+)\s+total_time:(\d+)\s*$)");
+  static const std::regex kKv(R"(^\s*([^:]+?):\s+(-?\d+)(?:\s.*)?$)");
+  static const std::regex kStamp(R"(\((\d+)\)\s*$)");
+  std::istringstream in(text);
+  int line_no = 0;
+  bool any = false;
+  for (std::string line; std::getline(in, line);) {
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    std::smatch m;
+    if (line.find("sdiag output at") == 0) {
+      if (std::regex_search(line, m, kStamp)) {
+        d.values["req_time"] = std::stoll(m[1]);
+        state.req_time = std::stoll(m[1]);
+      }
+      any = true;
+      continue;
+    }
+    if (line.find("Data since") == 0) {
+      if (std::regex_search(line, m, kStamp)) d.values["req_time_start"] = std::stoll(m[1]);
+      continue;
+    }
+    if (line.find("Main schedule statistics") == 0) { sec = kMain; continue; }
+    if (line.find("Backfilling stats") == 0) { sec = kBackfill; continue; }
+    if (line.find("Remote Procedure Call statistics by message type") == 0) { sec = kRpcType; continue; }
+    if (line.find("Remote Procedure Call statistics by user") == 0) { sec = kRpcUser; continue; }
+    if (line.find("Pending RPC statistics") == 0) { sec = kPending; continue; }
+    if (sec == kRpcType || sec == kRpcUser) {
+      if (line.find_first_not_of(" \t") == std::string::npos) continue;
+      if (!std::regex_match(line, m, kRpc))
+        throw InputError(file + ": line " + std::to_string(line_no) +
+                         ": expected \"NAME (ID) count:N ave_time:N total_time:N\"");
+      if (sec == kRpcType) {
+        RpcTypeIn r;
+        r.message_type = m[1];
+        r.type_id = std::stoll(m[2]);
+        r.count = std::stoll(m[3]);
+        r.total_time_us = std::stoll(m[5]);
+        d.rpc_types.push_back(r);
+      } else {
+        RpcUserIn r;
+        r.user = m[1];
+        r.user_id = std::stoll(m[2]);
+        r.count = std::stoll(m[3]);
+        r.total_time_us = std::stoll(m[5]);
+        std::string& known = users[r.user_id];
+        if (known.empty()) known = r.user;
+        d.rpc_users.push_back(r);
+      }
+      continue;
+    }
+    if (sec == kPending || !std::regex_match(line, m, kKv)) continue;
+    const std::string key = m[1];
+    const int64_t v = std::stoll(m[2]);
+    static const std::map<std::string, std::string> kGeneralKeys = {
+        {"Server thread count", "server_thread_count"},
+        {"Agent queue size", "agent_queue_size"},
+        {"Agent count", "agent_count"},
+        {"Agent thread count", "agent_thread_count"},
+        {"DBD Agent queue size", "dbd_agent_queue_size"},
+        {"Jobs submitted", "jobs_submitted"},
+        {"Jobs started", "jobs_started"},
+        {"Jobs completed", "jobs_completed"},
+        {"Jobs canceled", "jobs_canceled"},
+        {"Jobs failed", "jobs_failed"},
+        {"Jobs pending", "jobs_pending"},
+        {"Jobs running", "jobs_running"}};
+    static const std::map<std::string, std::string> kMainKeys = {
+        {"Last cycle", "schedule_cycle_last"},
+        {"Max cycle", "schedule_cycle_max"},
+        {"Total cycles", "schedule_cycle_total"},
+        {"Last queue length", "schedule_queue_length"}};
+    static const std::map<std::string, std::string> kBfKeys = {
+        {"Total backfilled jobs (since last slurm start)", "bf_backfilled_jobs"},
+        {"Total backfilled jobs (since last stats cycle start)", "bf_last_backfilled_jobs"},
+        {"Total backfilled heterogeneous job components", "bf_backfilled_het_jobs"},
+        {"Total cycles", "bf_cycle_counter"},
+        {"Last cycle", "bf_cycle_last"},
+        {"Max cycle", "bf_cycle_max"},
+        {"Last depth cycle", "bf_last_depth"},
+        {"Last depth cycle (try sched)", "bf_last_depth_try"},
+        {"Last queue length", "bf_queue_len"},
+        {"Last table size", "bf_table_size"}};
+    const auto& table = sec == kGeneral ? kGeneralKeys : sec == kMain ? kMainKeys : kBfKeys;
+    if (const auto it = table.find(key); it != table.end()) {
+      d.values[it->second] = v;
+      if (it->second == "server_thread_count") d.server_thread_count = Num::Of(v);
+      any = true;
+    }
+  }
+  if (!any)
+    throw InputError(file + ": not JSON and not `sdiag` output (expected a line "
+                     "\"sdiag output at ...\" or \"Server thread count: N\")");
+  state.diag = std::move(d);
+}
+
+void ReadInputFile(const std::string& path, ClusterIn& state, UserTable& users) {
+  const std::string text = ReadWholeFile(path);
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos)
+    throw InputError(path + ": empty file; expected a Slurm JSON dump");
+  if (text[first] != '{' && text[first] != '[') {
+    ReadSdiagText(text, path, state, users);
+    return;
+  }
+  const json doc = ParseJsonText(text, path);
+  AddDocument(doc, At{path, ""}, state, users);
+}
+
+}  // namespace shim

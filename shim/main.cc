@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// soperator-metrics-shim: loads the real job_submit_soperator.so without
+// slurmctld, fills the controller's state from Slurm's own JSON dumps and
+// prints or serves what the plugin exports. See docs/shim.md.
+#include <csignal>
+#include <cstring>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "controller.h"
+#include "generate.h"
+#include "hooks.h"
+#include "input.h"
+#include "plugin_host.h"
+#include "scenario.h"
+
+namespace shim {
+namespace {
+
+constexpr const char* kUsage =
+    "usage:\n"
+    "  soperator-metrics-shim render --plugin SO [--path /metrics|/monitoring]\n"
+    "        [--openmetrics] [--now UNIX] [--conf FILE] [-v|-q] INPUT...\n"
+    "  soperator-metrics-shim serve --plugin SO --listen 127.0.0.1:PORT\n"
+    "        [--monitoring-listen 127.0.0.1:PORT] [--now UNIX] [--conf FILE]\n"
+    "        [--recollect SECONDS] [-v|-q] INPUT...\n"
+    "  soperator-metrics-shim scenario --plugin SO [--openmetrics] [--every-step]\n"
+    "        [--path /metrics|/monitoring] [--conf FILE] [-v|-q] SCENARIO.json\n"
+    "  soperator-metrics-shim generate --nodes N --jobs M [--partitions P]\n"
+    "        [--reservations R] [--users U] [--rpc-types T] [--seed S]\n"
+    "        [--now UNIX] --out DIR\n"
+    "  soperator-metrics-shim version\n"
+    "\n"
+    "INPUT: Slurm's JSON (scontrol show nodes|jobs|partitions --json, squeue\n"
+    "--json, sdiag --json, 22.05's sinfo --json, slurmrestd /nodes /jobs /diag)\n"
+    "or 22.05's sdiag text; the kind is told by the content.\n"
+    "Exit status: 0 ok, 1 plugin or HTTP failure, 2 bad usage or input.\n";
+
+[[noreturn]] void Usage(const std::string& problem) {
+  throw InputError(problem + "\n\n" + kUsage);
+}
+
+struct Args {
+  std::string command;
+  std::string plugin;
+  std::string path = "/metrics";
+  bool openmetrics = false;
+  bool every_step = false;
+  std::optional<int64_t> now;
+  std::string conf;
+  std::string listen, monitoring_listen;
+  double recollect = 0;
+  int verbosity = 1;
+  std::vector<std::string> inputs;
+  GenerateOptions gen;
+  bool gen_out_set = false;
+};
+
+int64_t ParseInt(const std::string& opt, const std::string& v, int64_t lo, int64_t hi) {
+  char* end = nullptr;
+  errno = 0;
+  const long long x = strtoll(v.c_str(), &end, 10);
+  if (v.empty() || *end != '\0' || errno || x < lo || x > hi)
+    Usage(opt + " wants an integer from " + std::to_string(lo) + " to " +
+          std::to_string(hi) + ", got \"" + v + "\"");
+  return x;
+}
+
+Args ParseArgs(int argc, char** argv) {
+  Args a;
+  if (argc < 2) Usage("no command");
+  a.command = argv[1];
+  for (int i = 2; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) Usage(arg + " needs a value");
+      return argv[++i];
+    };
+    if (arg == "--plugin") a.plugin = value();
+    else if (arg == "--path") a.path = value();
+    else if (arg == "--openmetrics") a.openmetrics = true;
+    else if (arg == "--every-step") a.every_step = true;
+    else if (arg == "--now") a.now = ParseInt(arg, value(), 0, INT64_MAX / 4);
+    else if (arg == "--conf") a.conf = value();
+    else if (arg == "--listen") a.listen = value();
+    else if (arg == "--monitoring-listen") a.monitoring_listen = value();
+    else if (arg == "--recollect") a.recollect = static_cast<double>(ParseInt(arg, value(), 1, 86400));
+    else if (arg == "-v") ++a.verbosity;
+    else if (arg == "-vv") a.verbosity += 2;
+    else if (arg == "-q") a.verbosity = 0;
+    else if (arg == "--nodes") a.gen.nodes = ParseInt(arg, value(), 1, 1000000);
+    else if (arg == "--jobs") a.gen.jobs = ParseInt(arg, value(), 0, 10000000);
+    else if (arg == "--partitions") a.gen.partitions = ParseInt(arg, value(), 1, 10000);
+    else if (arg == "--reservations") a.gen.reservations = ParseInt(arg, value(), 0, 10000);
+    else if (arg == "--users") a.gen.users = ParseInt(arg, value(), 1, 1000000);
+    else if (arg == "--rpc-types") a.gen.rpc_types = ParseInt(arg, value(), 0, 10000);
+    else if (arg == "--seed") a.gen.seed = static_cast<uint64_t>(ParseInt(arg, value(), 0, INT64_MAX));
+    else if (arg == "--out") {
+      a.gen.out = value();
+      a.gen_out_set = true;
+    } else if (arg == "-h" || arg == "--help") {
+      std::cout << kUsage;
+      std::exit(0);
+    } else if (arg.size() > 1 && arg[0] == '-') {
+      Usage("unknown option " + arg);
+    } else {
+      a.inputs.push_back(arg);
+    }
+  }
+  if (a.now) a.gen.now = *a.now;
+  return a;
+}
+
+ClusterIn ReadInputs(const Args& a, UserTable& users) {
+  if (a.inputs.empty()) Usage("no INPUT files");
+  ClusterIn state;
+  for (const std::string& f : a.inputs) ReadInputFile(f, state, users);
+  if (!state.nodes || state.nodes->empty())
+    throw InputError(
+        "no nodes in the input: the plugin exports nothing while slurmctld has no "
+        "node table; add a node dump (scontrol show nodes --json, 22.05's sinfo "
+        "--json, or slurmrestd /nodes)");
+  return state;
+}
+
+int64_t StartTime(const Args& a, const ClusterIn& state) {
+  if (a.now) return *a.now;
+  if (const auto t = state.DumpTime()) return *t;
+  throw InputError("the input carries no time to replay it at; give --now UNIX");
+}
+
+std::string ExtraConf(const Args& a) {
+  return a.conf.empty() ? std::string() : ReadWholeFile(a.conf);
+}
+
+void RequirePlugin(const Args& a) {
+  if (a.plugin.empty()) Usage(a.command + " needs --plugin PATH (job_submit_soperator.so)");
+}
+
+// Prints a body; non-200 answers are failures.
+void Emit(const HttpResult& r, const std::string& path) {
+  if (r.status != 200) {
+    std::cerr << "soperator-metrics-shim: " << path << " answered HTTP " << r.status
+              << ": " << r.body << "\n";
+    throw RuntimeError(path + " answered HTTP " + std::to_string(r.status));
+  }
+  std::cout.write(r.body.data(), static_cast<std::streamsize>(r.body.size()));
+  std::cout.flush();
+}
+
+int Render(const Args& a) {
+  RequirePlugin(a);
+  UserTable users;
+  ClusterIn state = ReadInputs(a, users);
+  SetupSlurm(state.cluster_name, a.verbosity);
+  LearnUsers(users);
+  VirtualClock::Set(0, StartTime(a, state));
+  LoadClusterState(state);
+  const Endpoint metrics{"127.0.0.1", FreeLoopbackPort()};
+  Endpoint monitoring{"127.0.0.1", FreeLoopbackPort()};
+  if (monitoring.port == metrics.port) monitoring.port = FreeLoopbackPort();
+  PluginHost host(a.plugin, metrics, monitoring, ExtraConf(a));
+  host.Init();
+  host.Collect();
+  Emit(host.Fetch(a.path, a.openmetrics), a.path);
+  host.Fini();
+  ClearClusterState();
+  return 0;
+}
+
+volatile sig_atomic_t g_stop = 0;
+
+int Serve(const Args& a) {
+  RequirePlugin(a);
+  if (a.listen.empty()) Usage("serve needs --listen 127.0.0.1:PORT");
+  const Endpoint metrics = ParseLoopback(a.listen, "--listen");
+  Endpoint monitoring;
+  if (!a.monitoring_listen.empty()) {
+    monitoring = ParseLoopback(a.monitoring_listen, "--monitoring-listen");
+  } else {
+    monitoring = {"127.0.0.1", FreeLoopbackPort()};
+    if (monitoring.port == metrics.port) monitoring.port = FreeLoopbackPort();
+  }
+  if (monitoring.str() == metrics.str())
+    Usage("--listen and --monitoring-listen must differ");
+  UserTable users;
+  ClusterIn state = ReadInputs(a, users);
+  SetupSlurm(state.cluster_name, a.verbosity);
+  LearnUsers(users);
+  VirtualClock::Set(0, StartTime(a, state));
+  LoadClusterState(state);
+
+  // Signals are taken synchronously here; every other thread (the
+  // plugin's included) inherits the blocked mask.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+
+  PluginHost host(a.plugin, metrics, monitoring, ExtraConf(a));
+  host.Init();
+  host.Collect();
+  // From here the virtual clocks run with the real one: scrapes see job
+  // durations grow and --recollect credits GPU-seconds.
+  VirtualClock::Follow();
+  std::cerr << "soperator-metrics-shim: serving http://" << metrics.str()
+            << "/metrics (monitoring: http://" << monitoring.str()
+            << "/metrics); SIGINT or SIGTERM stops\n";
+  while (true) {
+    timespec ts{};
+    ts.tv_sec = a.recollect > 0 ? static_cast<time_t>(a.recollect) : 3600;
+    const int sig = sigtimedwait(&set, nullptr, &ts);
+    if (sig == SIGINT || sig == SIGTERM) break;
+    if (sig < 0 && errno == EAGAIN && a.recollect > 0) host.Collect();
+  }
+  std::cerr << "soperator-metrics-shim: stopping\n";
+  host.Fini();
+  ClearClusterState();
+  return 0;
+}
+
+int RunScenario(const Args& a) {
+  RequirePlugin(a);
+  if (a.inputs.size() != 1) Usage("scenario takes exactly one SCENARIO.json");
+  UserTable users;
+  const Scenario sc = LoadScenario(a.inputs[0], users);
+  SetupSlurm(sc.steps.front().state.cluster_name, a.verbosity);
+  LearnUsers(users);
+  VirtualClock::Set(0, sc.start_unix);
+  const Endpoint metrics{"127.0.0.1", FreeLoopbackPort()};
+  Endpoint monitoring{"127.0.0.1", FreeLoopbackPort()};
+  if (monitoring.port == metrics.port) monitoring.port = FreeLoopbackPort();
+  PluginHost host(a.plugin, metrics, monitoring, ExtraConf(a));
+  host.Init();
+  double now = 0;
+  for (size_t i = 0; i < sc.steps.size(); ++i) {
+    const ScenarioStep& step = sc.steps[i];
+    VirtualClock::Advance(step.at - now);
+    now = step.at;
+    LoadClusterState(step.state);
+    host.Collect();
+    if (a.every_step || i + 1 == sc.steps.size()) {
+      if (a.every_step) {
+        std::cout << "# ==> " << step.name << " (" << i + 1 << "/" << sc.steps.size()
+                  << ", t=+" << step.at << "s, unix=" << VirtualClock::Unix() << ") <==\n";
+      }
+      Emit(host.Fetch(a.path, a.openmetrics), a.path);
+    }
+  }
+  host.Fini();
+  ClearClusterState();
+  return 0;
+}
+
+int Main(int argc, char** argv) {
+  const Args a = ParseArgs(argc, argv);
+  if (a.command == "render") return Render(a);
+  if (a.command == "serve") return Serve(a);
+  if (a.command == "scenario") return RunScenario(a);
+  if (a.command == "generate") {
+    if (!a.gen_out_set) Usage("generate needs --out DIR");
+    if (a.gen.nodes <= 0) Usage("generate needs --nodes N");
+    Generate(a.gen);
+    return 0;
+  }
+  if (a.command == "version" || a.command == "--version") {
+    std::cout << "soperator-metrics-shim for Slurm " << SlurmVersionString() << "\n";
+    return 0;
+  }
+  if (a.command == "-h" || a.command == "--help" || a.command == "help") {
+    std::cout << kUsage;
+    return 0;
+  }
+  Usage("unknown command \"" + a.command + "\"");
+}
+
+}  // namespace
+}  // namespace shim
+
+int main(int argc, char** argv) {
+  try {
+    return shim::Main(argc, argv);
+  } catch (const shim::InputError& e) {
+    std::cerr << "soperator-metrics-shim: error: " << e.what() << "\n";
+    return 2;
+  } catch (const shim::RuntimeError& e) {
+    std::cerr << "soperator-metrics-shim: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "soperator-metrics-shim: error: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// What the shim reads from Slurm's JSON, before it becomes controller
+// records: one release-independent model for every input dialect. No Slurm
+// headers here; controller.cc turns this into node_record_t, job_record_t,
+// part_record_t, ... of the release the shim is built for.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace shim {
+
+// A number as data_parser prints it: plain, null, or {set, infinite, number}.
+struct Num {
+  enum Kind : uint8_t { kAbsent, kUnset, kInfinite, kValue };
+  Kind kind = kAbsent;
+  int64_t value = 0;
+
+  bool has() const { return kind == kValue; }
+  int64_t or_else(int64_t d) const { return kind == kValue ? value : d; }
+  static Num Of(int64_t v) { return {kValue, v}; }
+};
+
+struct NodeIn {
+  std::string where;  // "FILE: .nodes[3]", for messages
+  std::string name;
+  // Upper-case state words: at most one base (IDLE, MIXED, ...) and flags
+  // (DRAIN, NOT_RESPONDING, ...), or the single word INVALID.
+  std::vector<std::string> state;
+  std::string address;
+  std::string hostname;
+  std::string comment;
+  std::string reason;
+  int64_t reason_time = 0;
+  std::string instance_id;
+  std::string reservation;
+  std::string tres;       // configured TRES
+  std::string tres_used;  // allocated TRES
+  std::vector<std::string> partitions;
+  Num cpus, effective_cpus, alloc_cpus, real_memory, alloc_memory, free_mem,
+      specialized_memory, cores, sockets, threads;
+};
+
+// One node of a job's allocation (job_resources).
+struct AllocIn {
+  std::string node;
+  int64_t cpus = 0;
+  int64_t memory_mb = 0;
+};
+
+struct JobIn {
+  std::string where;
+  int64_t job_id = 0;
+  std::string name;
+  // Base state word first (PENDING, RUNNING, ...), then flag words.
+  std::vector<std::string> state;
+  std::string state_reason = "None";
+  std::string partition;
+  std::string account;
+  int64_t user_id = 0;
+  std::optional<std::string> user_name;
+  std::optional<std::string> mail_user;
+  std::string std_out, std_err, work_dir;
+  bool batch = false;
+  std::string nodes;
+  Num node_count, cpus, memory_per_node, memory_per_cpu;
+  Num array_job_id, array_task_id;
+  std::string array_task_string;
+  int64_t array_max_tasks = 0;
+  Num submit_time, start_time, end_time, time_limit, priority;
+  std::string tres_alloc, tres_req;
+  Num max_nodes;
+  std::optional<std::vector<AllocIn>> alloc;  // job_resources, when given
+};
+
+struct PartitionIn {
+  std::string where;
+  std::string name;
+  Num max_time;   // minutes
+  Num max_nodes;
+};
+
+struct RpcTypeIn {
+  std::string message_type;
+  std::optional<int64_t> type_id;
+  int64_t count = 0;
+  int64_t total_time_us = 0;
+};
+
+struct RpcUserIn {
+  std::string user;
+  int64_t user_id = 0;
+  int64_t count = 0;
+  int64_t total_time_us = 0;
+};
+
+struct DiagIn {
+  std::string where;
+  Num server_thread_count;
+  std::vector<RpcTypeIn> rpc_types;
+  std::vector<RpcUserIn> rpc_users;
+  // Everything else sdiag prints, by data_parser key (req_time,
+  // jobs_submitted, bf_cycle_sum, ...; schedule_exit/bf_exit members as
+  // "schedule_exit.end_job_queue").
+  std::map<std::string, int64_t> values;
+};
+
+// One cluster state: what a set of dumps taken together describe. A part
+// that no input provided stays unset.
+struct ClusterIn {
+  std::optional<std::vector<NodeIn>> nodes;
+  std::optional<std::vector<JobIn>> jobs;
+  std::optional<std::vector<PartitionIn>> partitions;
+  std::optional<DiagIn> diag;
+  std::string cluster_name;
+  // When the dumps were taken, if they say: sdiag's req_time (or "sdiag
+  // output at"), the responses' last_update stamps.
+  std::optional<int64_t> req_time;
+  std::optional<int64_t> last_update;
+  // Latest event time seen in the data (submit, start, end of finished
+  // jobs, node reason and boot times): the last resort.
+  int64_t latest_event = 0;
+
+  // The best guess for "now" at the dump: req_time, else last_update,
+  // else latest_event.
+  std::optional<int64_t> DumpTime() const {
+    if (req_time) return req_time;
+    if (last_update) return last_update;
+    if (latest_event > 0) return latest_event;
+    return std::nullopt;
+  }
+};
+
+// uid -> user name as the dumps resolved it ("" = did not resolve).
+using UserTable = std::map<int64_t, std::string>;
+
+}  // namespace shim
