@@ -101,7 +101,11 @@ void NodeHistory::Observe(const NodeSnapshot& cur, double now) {
   for (const Node& n : cur.nodes) {
     const auto tres = ParseTres(n.tres);
     if (!tres) continue;  // Soperator logs and skips the node
-    gpu_seconds_[MakeStateKey(n)] += delta * static_cast<double>(tres->gpus);
+    // Slurm lists gres/gpu in a node's TRES only when AccountingStorageTRES
+    // names it, which needs slurmdbd; without it we count the node's
+    // configured GPUs instead of reporting none.
+    const int64_t gpus = tres->has_gpus ? tres->gpus : n.gpus_total;
+    gpu_seconds_[MakeStateKey(n)] += delta * static_cast<double>(gpus);
   }
   last_gpu_update_ = now;
 

@@ -50,6 +50,7 @@ std::optional<Tres> ParseTres(std::string_view s) {
         const auto n = GoAtoi(value);
         if (!n) return std::nullopt;
         out.gpus = *n;
+        out.has_gpus = true;
       }
     }
     if (comma == std::string_view::npos) break;

@@ -13,6 +13,7 @@ struct Tres {
   int64_t cpus = 0;
   int64_t memory_bytes = 0;  // binary units: M = 1024^2
   int64_t gpus = 0;          // plain gres/gpu only; typed gres/gpu:x ignored
+  bool has_gpus = false;     // the string had a gres/gpu key at all
 };
 
 // nullopt when a cpu, mem or gres/gpu value does not parse; Soperator then

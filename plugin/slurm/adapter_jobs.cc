@@ -81,7 +81,7 @@ uint32_t MapFlags(uint32_t state) {
 
 // NumCPUs as _pack_default_job_details() reports it.
 int64_t PackedCpus(job_record_t* job) {
-  struct job_details* d = job->details;
+  auto* d = job->details;
   if (!d) return job->total_cpus ? job->total_cpus : job->cpu_cnt;
   if (IS_JOB_COMPLETING(job) && job->cpu_cnt) return job->cpu_cnt;
   if (job->total_cpus && !IS_JOB_PENDING(job)) return job->total_cpus;
@@ -90,7 +90,7 @@ int64_t PackedCpus(job_record_t* job) {
 
 // NumNodes as _pack_default_job_details() reports it, estimate included.
 int64_t PackedNodes(job_record_t* job, int max_cpu_cnt, int max_core_cnt) {
-  struct job_details* d = job->details;
+  auto* d = job->details;
   if (!d) return job->node_cnt;
   if (IS_JOB_COMPLETING(job) && job->node_cnt) return job->node_cnt;
   if (job->total_nodes) return job->total_nodes;
@@ -166,7 +166,7 @@ std::shared_ptr<JobSnapshot> ControllerSource::CollectJobs(LockTiming& timing,
 
     ForEachRecord(job_list, [&](void* x) {
       auto* job = static_cast<job_record_t*>(x);
-      struct job_details* d = job->details;
+      auto* d = job->details;
       Job j;
       Raw r{};
       j.id = job->job_id;
@@ -284,7 +284,9 @@ std::shared_ptr<JobSnapshot> ControllerSource::CollectJobs(LockTiming& timing,
     io.array_task_id = r.array_task_id;
     io.name = j.name;
     io.work_dir = r.work_dir;
-    io.user = user.empty() ? "nobody" : user;  // uid_to_string()'s fallback
+    // uid_to_string()'s fallback. Both arms are views: a mixed ternary
+    // would build a temporary std::string and leave io.user dangling.
+    io.user = user.empty() ? std::string_view("nobody") : std::string_view(user);
     io.batch = r.batch;
     io.std_out = r.std_out;
     io.std_err = r.std_err;

@@ -143,6 +143,19 @@ TEST(NodeHistory, VanishedNodesKeepSeriesAndRestartEvents) {
   EXPECT_EQ(Samples(out, "slurm_node_gpu_seconds_total").size(), 2u);
 }
 
+TEST(NodeHistory, ConfiguredGpusWhenTresHasNoGpuKey) {
+  NodeHistory h(0);
+  Node with_key = N("tres", NodeBase::kIdle, 0, "cpu=2,gres/gpu=0");
+  with_key.gpus_total = 4;  // TRES says 0 explicitly: TRES wins
+  Node without_key = N("gres", NodeBase::kIdle, 0, "cpu=2,mem=2000M");
+  without_key.gpus_total = 2;  // no gres/gpu in TRES (no slurmdbd)
+  Observe(h, {with_key, without_key}, 10);
+  const auto s = Samples(RenderHistory(h), "slurm_node_gpu_seconds_total");
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_TRUE(s[0].ends_with(" 20")) << s[0];  // gres: 2 GPUs x 10 s
+  EXPECT_TRUE(s[1].ends_with(" 0")) << s[1];   // tres
+}
+
 TEST(NodeHistory, UnparsableTresSkipsGpuSeconds) {
   NodeHistory h(0);
   Observe(h, {N("bad", NodeBase::kIdle, 0, "gres/gpu=x")}, 5);

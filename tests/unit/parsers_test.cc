@@ -37,6 +37,8 @@ TEST(Tres, VerifiedExamples) {
     EXPECT_EQ(t->memory_bytes, c.mem) << c.in;
     EXPECT_EQ(t->gpus, c.gpus) << c.in;
   }
+  EXPECT_TRUE(ParseTres("cpu=1,gres/gpu=0")->has_gpus);
+  EXPECT_FALSE(ParseTres("cpu=1,gres/gpu:h100=8")->has_gpus);
 }
 
 TEST(Tres, Errors) {
