@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "exporter.h"
 
+#include <optional>
+
 #include "log.h"
 
 namespace sm {
@@ -93,14 +95,25 @@ void Exporter::Stop() {
   collector_.Stop();
 }
 
+// "/metrics" is Soperator's endpoint (everything under MetricsType); the
+// five paths of Slurm's own metrics/openmetrics are served too, so releases
+// before 25.11, which have none, get Slurm's vocabulary as well.
+static std::optional<Endpoint> ListenerEndpoint(std::string_view path, Carrier c) {
+  if (path == "/metrics")
+    return c == Carrier::kJobSubmit ? Endpoint::kSoperator : Endpoint::kEverything;
+  for (Endpoint e : {Endpoint::kNodes, Endpoint::kJobs, Endpoint::kPartitions,
+                     Endpoint::kScheduler, Endpoint::kJobsUsersAccts}) {
+    if (path == EndpointPath(e)) return e;
+  }
+  return std::nullopt;
+}
+
 HttpResponse Exporter::ServeMain(const HttpRequest& req) {
-  if (req.path == "/metrics") {
-    const Endpoint e = carrier_ == Carrier::kJobSubmit ? Endpoint::kSoperator
-                                                       : Endpoint::kEverything;
+  if (const auto e = ListenerEndpoint(req.path, carrier_)) {
     const Format f = NegotiateFormat(req.accept);
-    auto body = collector_.Get(e, f, req.accepts_gzip);
+    auto body = collector_.Get(*e, f, req.accepts_gzip);
     // Soperator counts every request to /metrics, whatever its method.
-    monitoring_.MetricsRequest(body->series());
+    if (req.path == "/metrics") monitoring_.MetricsRequest(body->series());
     if (!Readable(req)) {
       HttpResponse r = Text(405, "method not allowed\n");
       r.headers.emplace_back("Allow", "GET, HEAD");

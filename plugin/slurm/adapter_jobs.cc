@@ -71,6 +71,9 @@ uint32_t MapFlags(uint32_t state) {
       {JOB_RESV_DEL_HOLD, job_flag::kResvDelHold},
       {JOB_SIGNALING, job_flag::kSignaling},
       {JOB_STAGE_OUT, job_flag::kStageOut},
+#ifdef JOB_EXPEDITING
+      {JOB_EXPEDITING, job_flag::kExpediting},
+#endif
   };
   uint32_t out = 0;
   for (const Bit& b : kBits) {
@@ -145,6 +148,7 @@ std::shared_ptr<JobSnapshot> ControllerSource::CollectJobs(LockTiming& timing,
   auto snap = std::make_shared<JobSnapshot>();
   Arena& arena = snap->arena;
   std::vector<Raw> raws;
+  const int gpu_pos = GpuTresPosition();
   {
     slurmctld_lock_t locks = {};
     locks.conf = READ_LOCK;
@@ -174,6 +178,9 @@ std::shared_ptr<JobSnapshot> ControllerSource::CollectJobs(LockTiming& timing,
       j.state = MapBase(job->job_state);
       j.flags = MapFlags(job->job_state);
       r.state_reason = job->state_reason;
+      j.state_reason_id = job->state_reason;
+      j.part_ptr_name =
+          arena.StoreCString(job->part_ptr ? job->part_ptr->name : nullptr);
       j.partition = arena.StoreCString(
           !IS_JOB_PENDING(job) && job->part_ptr ? job->part_ptr->name
                                                 : job->partition);
@@ -250,10 +257,12 @@ std::shared_ptr<JobSnapshot> ControllerSource::CollectJobs(LockTiming& timing,
       // For the native families.
       j.account = arena.StoreCString(job->account);
       j.held = job->priority == 0 && IS_JOB_PENDING(job);
+      j.cpus_alloc = job->total_cpus;  // what statistics.c counts
       if (job->tres_alloc_cnt) {
-        j.cpus_alloc = static_cast<int64_t>(job->tres_alloc_cnt[TRES_ARRAY_CPU]);
         j.memory_alloc_mb =
             static_cast<int64_t>(job->tres_alloc_cnt[TRES_ARRAY_MEM]);
+        if (gpu_pos >= 0)
+          j.gpus_alloc = static_cast<int64_t>(job->tres_alloc_cnt[gpu_pos]);
       }
       if (IS_JOB_RUNNING(job) || IS_JOB_SUSPENDED(job))
         ForEachSetBit(job->node_bitmap,

@@ -68,6 +68,7 @@ struct Raw {
   uint32_t index;
   uint32_t state;
   uint16_t cpus_efctv;
+  bool listed;  // false: hidden from clients, kept for native families
 };
 
 // Allocated CPUs and memory per node slot, summed over the jobs holding
@@ -113,6 +114,37 @@ void GpuCounts(node_record_t* node, Node& out) {
   });
 }
 
+// The fields every node record gets, listed or not.
+Node CopyNode(node_record_t* node, Arena& arena, int gpu_pos) {
+  Node n;
+  n.name = arena.StoreCString(node->name);
+  n.address = arena.StoreCString(node->comm_name);
+  n.comment = arena.StoreCString(node->comment);
+  n.reason = arena.StoreCString(node->reason);
+  n.reason_time = node->reason_time;
+  n.tres = arena.StoreCString(node->tres_fmt_str);
+#if SM_SLURM_AT_LEAST(23, 11)
+  n.instance_id = arena.StoreCString(node->instance_id);
+#endif
+#if SM_SLURM_AT_LEAST(23, 2)
+  n.reservation = arena.StoreCString(node->resv_name);
+#endif
+  n.state = MapNodeState(node->node_state);
+  n.slurm_base = n.state.base;  // before the client-side MIXED rewrite
+  // What scontrol and slurmrestd show: the configured values.
+  n.cpus = node->config_ptr ? node->config_ptr->cpus : node->cpus;
+  n.effective_cpus = node->cpus_efctv;
+  n.real_memory_mb = static_cast<int64_t>(
+      node->config_ptr ? node->config_ptr->real_memory : node->real_memory);
+  if (node->free_mem != NO_VAL64)
+    n.free_memory_mb = static_cast<int64_t>(node->free_mem);
+  n.specialized_memory_mb = static_cast<int64_t>(node->mem_spec_limit);
+  if (gpu_pos >= 0 && node->tres_cnt)
+    n.gpus_tres = static_cast<int64_t>(node->tres_cnt[gpu_pos]);
+  GpuCounts(node, n);
+  return n;
+}
+
 // Hidden from clients that do not pass SHOW_FUTURE (slurmrestd does not).
 bool Hidden(node_record_t* node) {
   if (!node->name || !node->name[0]) return true;
@@ -154,6 +186,7 @@ std::shared_ptr<NodeSnapshot> ControllerSource::CollectNodes(
   std::vector<std::vector<std::string_view>> part_names;
   std::vector<std::string_view> resv_names;
   std::vector<Partition> partitions;
+  const int gpu_pos = GpuTresPosition();
   {
     slurmctld_lock_t locks = {};
     locks.conf = READ_LOCK;
@@ -175,33 +208,11 @@ std::shared_ptr<NodeSnapshot> ControllerSource::CollectNodes(
 
     node_record_t* node;
     for (int i = 0; (node = next_node(&i)); ++i) {
-      if (Hidden(node)) continue;
-      Node n;
-      n.name = arena.StoreCString(node->name);
-      n.address = arena.StoreCString(node->comm_name);
-      n.comment = arena.StoreCString(node->comment);
-      n.reason = arena.StoreCString(node->reason);
-      n.reason_time = node->reason_time;
-      n.tres = arena.StoreCString(node->tres_fmt_str);
-#if SM_SLURM_AT_LEAST(23, 11)
-      n.instance_id = arena.StoreCString(node->instance_id);
-#endif
-#if SM_SLURM_AT_LEAST(23, 2)
-      n.reservation = arena.StoreCString(node->resv_name);
-#endif
-      n.state = MapNodeState(node->node_state);
-      // What scontrol and slurmrestd show: the configured values.
-      n.cpus = node->config_ptr ? node->config_ptr->cpus : node->cpus;
-      n.effective_cpus = node->cpus_efctv;
-      n.real_memory_mb = static_cast<int64_t>(
-          node->config_ptr ? node->config_ptr->real_memory : node->real_memory);
-      if (node->free_mem != NO_VAL64)
-        n.free_memory_mb = static_cast<int64_t>(node->free_mem);
-      n.specialized_memory_mb = static_cast<int64_t>(node->mem_spec_limit);
-      GpuCounts(node, n);
-      snap->nodes.push_back(n);
+      const bool listed = !Hidden(node);
+      (listed ? snap->nodes : snap->unlisted_nodes)
+          .push_back(CopyNode(node, arena, gpu_pos));
       raws.push_back({static_cast<uint32_t>(node->index), node->node_state,
-                      node->cpus_efctv});
+                      node->cpus_efctv, listed});
     }
     // slurm_populate_node_partitions(): partition list order.
     ForEachRecord(part_list, [&](void* x) {
@@ -233,13 +244,18 @@ std::shared_ptr<NodeSnapshot> ControllerSource::CollectNodes(
     SumJobAllocations(alloc);
   }
 
-  // Off-lock: node slot -> position, derived values.
-  std::unordered_map<uint32_t, uint32_t> position;
-  position.reserve(raws.size());
-  for (size_t k = 0; k < snap->nodes.size(); ++k) {
-    Node& n = snap->nodes[k];
-    const Raw& raw = raws[k];
-    position[raw.index] = static_cast<uint32_t>(k);
+  // Off-lock: node slot -> position in nodes or unlisted_nodes.
+  struct Where {
+    bool listed;
+    uint32_t position;
+  };
+  std::unordered_map<uint32_t, Where> where;
+  where.reserve(raws.size());
+  uint32_t listed_pos = 0, unlisted_pos = 0;
+  for (const Raw& raw : raws) {
+    const uint32_t pos = raw.listed ? listed_pos++ : unlisted_pos++;
+    where[raw.index] = {raw.listed, pos};
+    Node& n = raw.listed ? snap->nodes[pos] : snap->unlisted_nodes[pos];
     n.partitions = std::move(part_names[raw.index]);
 #if !SM_SLURM_AT_LEAST(23, 2)
     n.reservation = resv_names[raw.index];
@@ -254,13 +270,15 @@ std::shared_ptr<NodeSnapshot> ControllerSource::CollectNodes(
     DeriveMixed(n, raw, n.alloc_tres_set);
   }
   for (Partition& p : partitions) {
-    std::vector<uint32_t> positions;
-    positions.reserve(p.node_indices.size());
+    std::vector<uint32_t> listed, unlisted;
+    listed.reserve(p.node_indices.size());
     for (uint32_t slot : p.node_indices) {
-      const auto it = position.find(slot);
-      if (it != position.end()) positions.push_back(it->second);
+      const auto it = where.find(slot);
+      if (it == where.end()) continue;
+      (it->second.listed ? listed : unlisted).push_back(it->second.position);
     }
-    p.node_indices = std::move(positions);
+    p.node_indices = std::move(listed);
+    p.unlisted_node_indices = std::move(unlisted);
   }
   snap->partitions = std::move(partitions);
   return snap;

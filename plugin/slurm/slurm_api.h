@@ -22,6 +22,7 @@ extern "C" {
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
 #include "src/common/bitstring.h"
+#include "src/common/assoc_mgr.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/node_conf.h"
@@ -59,6 +60,16 @@ inline const char* ReasonString(uint32_t reason) {
 #else
   return job_reason_string(static_cast<job_state_reason>(reason));
 #endif
+}
+
+// Position of gres/gpu in TRES arrays (node tres_cnt, job tres_alloc_cnt);
+// -1 when AccountingStorageTRES does not track it. Takes the assoc_mgr TRES
+// lock itself: call it before lock_slurmctld(), never under it.
+inline int GpuTresPosition() {
+  slurmdb_tres_rec_t rec = {};
+  rec.type = const_cast<char*>("gres");
+  rec.name = const_cast<char*>("gpu");
+  return assoc_mgr_find_tres_pos(&rec, false);
 }
 
 // Slurm 23.02 turned the List typedef into list_t.

@@ -247,6 +247,47 @@ class ClusterTest(unittest.TestCase):
         self.assertGreaterEqual(threads, 0)
         self.assertIn("slurm_controller_rpc_duration_seconds_total", expo)
 
+    def test_07b_native_paths_match_the_daemon(self):
+        c = self.c
+        c.wait_collections(2)
+        nodes = parse_exposition(c.scrape("/metrics/nodes")[2].decode())
+        truth = c.nodes()
+        self.assertEqual(one(nodes, "slurm_nodes")[1], len(truth))
+        for name, t in truth.items():
+            self.assertEqual(one(nodes, "slurm_node_cpus", node=name)[1], int(t["CPUTot"]))
+            self.assertEqual(one(nodes, "slurm_node_cpus_alloc", node=name)[1],
+                             int(t["CPUAlloc"]))
+            # True bytes by default (Slurm's own plugin prints MB here).
+            self.assertEqual(one(nodes, "slurm_node_memory_bytes", node=name)[1],
+                             int(t["RealMemory"]) * MIB)
+        drained = sum(1 for t in truth.values() if "DRAIN" in state_parts(t["State"])[1])
+        self.assertEqual(one(nodes, "slurm_nodes_drain")[1], drained)
+        # Soperator's families share the path, untouched.
+        self.assertEqual(len(series(nodes, "slurm_node_info")), len(truth))
+
+        jobs = parse_exposition(c.scrape("/metrics/jobs")[2].decode())
+        sq = c.squeue_json()
+        running = sum(1 for j in sq if json_state(j["job_state"]) == "RUNNING")
+        self.assertEqual(one(jobs, "slurm_jobs_running")[1], running)
+        self.assertIn("slurm_job_info", jobs)
+
+        parts = parse_exposition(c.scrape("/metrics/partitions")[2].decode())
+        self.assertEqual(one(parts, "slurm_partitions")[1], 2)
+        self.assertEqual(one(parts, "slurm_partition_nodes", partition="debug")[1], 2)
+        self.assertEqual(one(parts, "slurm_partition_nodes", partition="batch")[1], 3)
+
+        sched = parse_exposition(c.scrape("/metrics/scheduler")[2].decode())
+        submitted = int(re.search(r"Jobs submitted:\s+(\d+)", c.sdiag()).group(1))
+        self.assertLessEqual(one(sched, "slurm_sdiag_jobs_submitted")[1], submitted)
+        self.assertGreater(one(sched, "slurm_sdiag_jobs_submitted")[1], 0)
+        self.assertIn("slurm_controller_rpc_calls_total", sched)
+
+        ua = parse_exposition(c.scrape("/metrics/jobs-users-accts")[2].decode())
+        self.assertEqual(one(ua, "slurm_user_jobs", username="root")[1], len(sq))
+        for path in ("/metrics/nodes", "/metrics/jobs", "/metrics/partitions",
+                     "/metrics/scheduler", "/metrics/jobs-users-accts"):
+            self.assertEqual(promtool_ok(c.scrape(path)[2]), "", path)
+
     # ------------------------------------------------------------ history
 
     def resume_and_settle(self, base_states=("IDLE",)):
