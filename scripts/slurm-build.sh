@@ -61,35 +61,14 @@ fail() {
 	exit 1
 }
 
-installed() {
-	[[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" == "install ok installed" ]]
-}
-
-# Install packages that are missing, without starting their services: the
-# test clusters run their own daemons, never the packaged systemd units.
-install_missing() {
-	local missing=() p policy=/usr/sbin/policy-rc.d made_policy=0 rc=0
-	for p in "$@"; do installed "$p" || missing+=("$p"); done
-	((${#missing[@]} == 0)) && return 0
-	if [[ ! -e $policy ]]; then
-		printf '#!/bin/sh\nexit 101\n' >"$policy"
-		chmod +x "$policy"
-		made_policy=1
-	fi
-	echo "+ apt-get install ${missing[*]}" >>"$log"
-	{
-		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" ||
-			{ apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"; }
-	} >>"$log" 2>&1 || rc=$?
-	((made_policy)) && rm -f "$policy"
-	((rc == 0)) || fail "apt-get install ${missing[*]} failed"
-}
+# shellcheck source=scripts/lib/apt.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/apt.sh"
 
 case "$version" in
 22.05.8)
 	# Debian bookworm ships 22.05.8: nothing to build.
-	if ! installed slurmctld || ! installed slurmd || ! installed slurm-client ||
-		! installed munge || ! installed libslurm-dev; then
+	if ! pkg_installed slurmctld || ! pkg_installed slurmd || ! pkg_installed slurm-client ||
+		! pkg_installed munge || ! pkg_installed libslurm-dev; then
 		mkdir -p "$SM_CACHE/logs"
 		log=$SM_CACHE/logs/slurm-build-$version.log
 		: >"$log"

@@ -94,21 +94,8 @@ flock 9
 : >"$log"
 export DEBIAN_FRONTEND=noninteractive
 
-install_missing() {
-	local missing=() p
-	for p in "$@"; do
-		# dpkg -s also succeeds for removed-but-not-purged packages, so
-		# check the status line.
-		[[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" == "install ok installed" ]] ||
-			missing+=("$p")
-	done
-	((${#missing[@]} == 0)) && return 0
-	echo "+ apt-get install ${missing[*]}" >>"$log"
-	apt-get install -y --no-install-recommends "${missing[@]}" >>"$log" 2>&1 ||
-		{ apt-get update >>"$log" 2>&1 &&
-			apt-get install -y --no-install-recommends "${missing[@]}" >>"$log" 2>&1; } ||
-		fail "apt-get install ${missing[*]} failed"
-}
+# shellcheck source=scripts/lib/apt.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/apt.sh"
 
 # Write $2 to $1 only when the content differs; report whether it changed.
 write_if_changed() {

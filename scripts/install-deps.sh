@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Everything a fresh Debian 12 machine needs to build, test and benchmark
+# soperator-metrics, from Debian's archive only. Idempotent: installs only
+# what is missing, never starts the packaged services.
+set -euo pipefail
+
+fail() {
+	echo "install-deps.sh: $*" >&2
+	exit 1
+}
+# shellcheck source=scripts/lib/apt.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/apt.sh"
+
+[[ $(id -u) == 0 ]] || fail "run as root (apt-get install)"
+
+packages=(
+	# build
+	build-essential meson ninja-build pkg-config dpkg-dev
+	libcivetweb-dev zlib1g-dev nlohmann-json3-dev
+	libgtest-dev libgmock-dev libbenchmark-dev
+	# Slurm 22.05.8 daemons and clients (Debian's), and what building
+	# 24.11.5 from Debian's tarball needs
+	munge libmunge-dev slurmctld slurmd slurm-client libslurm-dev libjson-c-dev
+	# real scrapers and checkers
+	prometheus victoria-metrics python3 python3-prometheus-client curl
+	# benchmarks and packaging
+	wrk hyperfine valgrind rpm rpmlint iproute2
+)
+install_missing "${packages[@]}"
+echo "install-deps.sh: all dependencies present" >&2
