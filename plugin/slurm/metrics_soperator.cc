@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// MetricsType=metrics/soperator (Slurm 25.11+): slurmctld serves our bodies
+// on its own port under /metrics/{jobs,nodes,partitions,scheduler,
+// jobs-users-accts}. For each request slurmctld builds its statistics
+// structs, then calls parse -> dump -> free_set on a conmgr worker with no
+// controller lock held. We ignore those structs and hand back the body our
+// collector cached: no lock, no RPC, no walk over jobs on slurmctld's
+// request path.
+#include <cstring>
+#include <memory>
+
+#include "metrics_interface.h"
+#include "runtime.h"
+#include "slurm_api.h"
+
+#if __has_include("src/interfaces/metrics.h")
+extern "C" {
+#include "src/interfaces/metrics.h"
+}
+#include <cstddef>
+// slurmctld passes its metric_set_t; ours must be the same object.
+static_assert(sizeof(metric_set_t) == sizeof(sm_metric_set_t));
+static_assert(offsetof(metric_set_t, arg) == offsetof(sm_metric_set_t, arg));
+static_assert(offsetof(metric_set_t, plugin_id) ==
+              offsetof(sm_metric_set_t, plugin_id));
+static_assert(offsetof(metric_set_t, plugin_type) ==
+              offsetof(sm_metric_set_t, plugin_type));
+#endif
+
+#define SM_EXPORT extern "C" __attribute__((visibility("default")))
+
+// A declaration directly inside extern "C" (no braces) is extern, so these
+// const objects get external linkage and slurmctld's dlsym() finds them.
+SM_EXPORT const char plugin_name[] = "Soperator metrics exporter";
+SM_EXPORT const char plugin_type[] = "metrics/soperator";
+SM_EXPORT const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+
+namespace {
+
+// What a set carries from parse to dump.
+struct CachedBody {
+  std::shared_ptr<const sm::Body> body;
+};
+
+sm_metric_set_t* MakeSet(sm::Endpoint e) {
+  try {
+    auto* set = new sm_metric_set_t{};
+    set->plugin_type = plugin_type;
+    auto* cached = new CachedBody;
+    if (sm::Exporter* ex = sm::slurm::CurrentRuntime())
+      cached->body = ex->collector().Get(e, sm::Format::kText);
+    set->arg = cached;
+    return set;
+  } catch (...) {
+    return nullptr;  // slurmctld then answers an empty 200
+  }
+}
+
+}  // namespace
+
+SM_EXPORT int init(void) {
+  sm::slurm::StartRuntime(sm::Carrier::kMetrics);
+  return SLURM_SUCCESS;  // never fail slurmctld's start over metrics
+}
+
+SM_EXPORT void fini(void) { sm::slurm::StopRuntime(); }
+
+SM_EXPORT sm_metric_set_t* metrics_p_parse_jobs_metrics(void*) {
+  return MakeSet(sm::Endpoint::kJobs);
+}
+SM_EXPORT sm_metric_set_t* metrics_p_parse_nodes_metrics(void*) {
+  return MakeSet(sm::Endpoint::kNodes);
+}
+SM_EXPORT sm_metric_set_t* metrics_p_parse_parts_metrics(void*) {
+  return MakeSet(sm::Endpoint::kPartitions);
+}
+SM_EXPORT sm_metric_set_t* metrics_p_parse_sched_metrics(void*) {
+  return MakeSet(sm::Endpoint::kScheduler);
+}
+SM_EXPORT sm_metric_set_t* metrics_p_parse_ua_metrics(void*) {
+  return MakeSet(sm::Endpoint::kJobsUsersAccts);
+}
+
+// slurmctld xfree()s *buf: it must come from Slurm's allocator, whose
+// header sits in front of the bytes.
+SM_EXPORT int metrics_p_dump(sm_metric_set_t* set, char** buf) {
+  if (!set || !buf || *buf) return SLURM_ERROR;
+  const auto* cached = static_cast<const CachedBody*>(set->arg);
+  if (!cached || !cached->body) return SLURM_SUCCESS;
+  const std::string& text = cached->body->text();
+  char* out = static_cast<char*>(xmalloc(text.size() + 1));
+  std::memcpy(out, text.data(), text.size());
+  out[text.size()] = '\0';
+  *buf = out;
+  return SLURM_SUCCESS;
+}
+
+SM_EXPORT int metrics_p_free_set(sm_metric_set_t* set) {
+  if (!set) return SLURM_SUCCESS;
+  delete static_cast<CachedBody*>(set->arg);
+  delete set;
+  return SLURM_SUCCESS;
+}
