@@ -80,42 +80,26 @@ std::string Format2302(const StdioJob& j, std::string_view t) {
       ++p;
       if (p >= t.size()) break;  // a trailing '%' stays literal
     }
-    auto flush_to = [&](size_t end) { out.append(t.substr(q, end - q)); };
+    // Each known specifier replaces "%[width]c" with its value.
     const size_t literal_end = p >= offset ? p - offset : 0;
+    auto number = [&](uint32_t v) {
+      out.append(t.substr(q, literal_end - q));
+      AppendPadded(out, v, wid);
+      q = p + 1;
+    };
+    auto text = [&](std::string_view v) {
+      out.append(t.substr(q, literal_end - q));
+      out.append(v);
+      q = p + 1;
+    };
     switch (t[p]) {
-      case 'A':
-        flush_to(literal_end);
-        AppendPadded(out, j.array_task_id == kNoVal ? j.job_id : j.array_job_id,
-                     wid);
-        q = p + 1;
-        break;
-      case 'a':
-        flush_to(literal_end);
-        AppendPadded(out, j.array_task_id, wid);
-        q = p + 1;
-        break;
-      case 'b':
-        flush_to(literal_end);
-        AppendPadded(out, j.array_task_id % 10, wid);
-        q = p + 1;
-        break;
-      case 'j':
-        flush_to(literal_end);
-        AppendPadded(out, j.job_id, wid);
-        q = p + 1;
-        break;
-      case 'u':
-        flush_to(literal_end);
-        out.append(j.user);
-        q = p + 1;
-        break;
-      case 'x':
-        flush_to(literal_end);
-        out.append(j.name);
-        q = p + 1;
-        break;
-      default:
-        break;
+      case 'A': number(j.array_task_id == kNoVal ? j.job_id : j.array_job_id); break;
+      case 'a': number(j.array_task_id); break;
+      case 'b': number(j.array_task_id % 10); break;
+      case 'j': number(j.job_id); break;
+      case 'u': text(j.user); break;
+      case 'x': text(j.name); break;
+      default: break;  // unknown specifiers stay literal
     }
   }
   if (p != q && q < t.size()) out.append(t.substr(q, p - q));
