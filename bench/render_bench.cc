@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Render cost of the cached bodies at cluster sizes from 1k nodes/10k jobs
+// to 10k nodes/100k jobs: families + seal + write, per endpoint and format,
+// plus gzip. This runs on the collector thread, off slurmctld's locks.
+//
+//   meson compile -C build bench/render_bench && build/bench/render_bench
+#include <benchmark/benchmark.h>
+#include <map>
+#include <sys/resource.h>
+#include <zlib.h>
+
+#include "endpoints.h"
+#include "synthetic.h"
+
+namespace {
+
+using namespace sm;
+
+struct Cluster {
+  ClusterState state;
+  NodeHistory history{0};
+};
+
+const Cluster& Get(int nodes, int jobs) {
+  static std::map<std::pair<int, int>, std::unique_ptr<Cluster>> cache;
+  auto& c = cache[{nodes, jobs}];
+  if (!c) {
+    c = std::make_unique<Cluster>();
+    c->state.nodes = bench::SyntheticNodes(nodes);
+    c->state.jobs = bench::SyntheticJobs(jobs, nodes);
+    c->state.diag = bench::SyntheticDiag();
+    c->history.Observe(*c->state.nodes, 10);
+    c->history.Observe(*c->state.nodes, 40);
+  }
+  return *c;
+}
+
+long MaxRssKiB() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss;
+}
+
+void Render(benchmark::State& st, Endpoint e, Format f) {
+  const Cluster& c = Get(static_cast<int>(st.range(0)), static_cast<int>(st.range(1)));
+  size_t bytes = 0, series = 0;
+  for (auto _ : st) {
+    MetricSet set;
+    AddEndpointFamilies(set, e, c.state, c.history, {1795100000, false});
+    set.Seal();
+    std::string out;
+    set.Write(f, out);
+    bytes = out.size();
+    series = set.stats().series;
+    benchmark::DoNotOptimize(out.data());
+  }
+  st.counters["bytes"] = static_cast<double>(bytes);
+  st.counters["series"] = static_cast<double>(series);
+  // Seconds per series, per iteration.
+  st.counters["per_series"] = benchmark::Counter(
+      static_cast<double>(series), benchmark::Counter::kIsIterationInvariantRate |
+                                       benchmark::Counter::kInvert);
+  st.counters["max_rss_MiB"] = MaxRssKiB() / 1024.0;
+}
+
+void BM_SoperatorText(benchmark::State& st) { Render(st, Endpoint::kSoperator, Format::kText); }
+void BM_SoperatorOpenMetrics(benchmark::State& st) {
+  Render(st, Endpoint::kSoperator, Format::kOpenMetrics);
+}
+void BM_EverythingText(benchmark::State& st) {
+  Render(st, Endpoint::kEverything, Format::kText);
+}
+
+void BM_Gzip(benchmark::State& st) {
+  const Cluster& c = Get(static_cast<int>(st.range(0)), static_cast<int>(st.range(1)));
+  MetricSet set;
+  AddEndpointFamilies(set, Endpoint::kSoperator, c.state, c.history, {1795100000, false});
+  set.Seal();
+  std::string text;
+  set.Write(Format::kText, text);
+  size_t out_bytes = 0;
+  for (auto _ : st) {
+    uLongf len = compressBound(text.size());
+    std::string out(len, '\0');
+    z_stream zs{};
+    deflateInit2(&zs, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+    zs.next_in = reinterpret_cast<Bytef*>(text.data());
+    zs.avail_in = static_cast<uInt>(text.size());
+    zs.next_out = reinterpret_cast<Bytef*>(out.data());
+    zs.avail_out = static_cast<uInt>(out.size());
+    deflate(&zs, Z_FINISH);
+    out_bytes = zs.total_out;
+    deflateEnd(&zs);
+  }
+  st.counters["bytes_in"] = static_cast<double>(text.size());
+  st.counters["bytes_out"] = static_cast<double>(out_bytes);
+}
+
+// Building the snapshots: the copy work the adapter does (its string copies
+// are what runs under slurmctld's read locks).
+void BM_SnapshotCopy(benchmark::State& st) {
+  for (auto _ : st) {
+    auto n = bench::SyntheticNodes(static_cast<int>(st.range(0)));
+    auto j = bench::SyntheticJobs(static_cast<int>(st.range(1)), static_cast<int>(st.range(0)));
+    benchmark::DoNotOptimize(n.get());
+    benchmark::DoNotOptimize(j.get());
+  }
+}
+
+void Sizes(benchmark::internal::Benchmark* b) {
+  b->Args({1000, 10000})->Args({10000, 50000})->Args({10000, 100000});
+  b->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime()->UseRealTime();
+}
+
+BENCHMARK(BM_SoperatorText)->Apply(Sizes);
+BENCHMARK(BM_SoperatorOpenMetrics)->Apply(Sizes);
+BENCHMARK(BM_EverythingText)->Apply(Sizes);
+BENCHMARK(BM_Gzip)->Apply(Sizes);
+BENCHMARK(BM_SnapshotCopy)->Apply(Sizes);
+
+}  // namespace
+
+BENCHMARK_MAIN();
