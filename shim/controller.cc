@@ -224,8 +224,10 @@ template <typename T>
 T Fit(const std::string& where, const char* field, int64_t v) {
   if (v < 0 || static_cast<uint64_t>(v) > std::numeric_limits<T>::max())
     Unrepresentable(where, std::string(field) + " " + std::to_string(v) +
-                               " does not fit the controller's field (0.." +
-                               std::to_string(std::numeric_limits<T>::max()) + ")");
+                               " does not fit the controller's field (" +
+                               (sizeof(T) >= 8 ? std::string("a non-negative number")
+                                               : "0.." + std::to_string(std::numeric_limits<T>::max())) +
+                               ")");
   return static_cast<T>(v);
 }
 
@@ -356,7 +358,7 @@ uint32_t NodeStateOf(const NodeIn& n) {
   for (const std::string& w : n.state) {
     if (w == "INVALID") {
       if (n.state.size() > 1)
-        Warn(n.where + ".state: INVALID stands for a state word of NO_VAL; "
+        Warn("node-invalid-extra", n.where + ".state: INVALID stands for a state word of NO_VAL; "
              "the other words are dropped");
       return NO_VAL;
     }
@@ -371,7 +373,7 @@ uint32_t NodeStateOf(const NodeIn& n) {
     for (const NameBit& b : kNodeBases) is_base |= w == b.name;
     if (is_base) {
       if (base && w != base->name)
-        Warn(n.where + ".state: several base states; slurmctld holds one, " +
+        Warn("node-several-bases", n.where + ".state: several base states; slurmctld holds one, " +
              std::string(base->name) + " is kept");
       continue;
     }
@@ -386,10 +388,10 @@ uint32_t NodeStateOf(const NodeIn& n) {
     if (!found) unknown.push_back(w);
   }
   for (const std::string& w : unknown)
-    Warn(n.where + ".state: \"" + w + "\" is not a node state flag of Slurm " +
+    Warn("node-unknown-flag", n.where + ".state: \"" + w + "\" is not a node state flag of Slurm " +
          SlurmVersionString() + "; ignored");
   if (!base) {
-    Warn(n.where + ".state: no base state (IDLE, ALLOCATED, ...); slurmctld "
+    Warn("node-no-base", n.where + ".state: no base state (IDLE, ALLOCATED, ...); slurmctld "
          "always has one, UNKNOWN is used");
     return state | NODE_STATE_UNKNOWN;
   }
@@ -406,7 +408,7 @@ uint32_t JobStateOf(const JobIn& j) {
       if (w == b.name) {
         if (base == UINT32_MAX) base = b.bit;
         else if (base != b.bit)
-          Warn(j.where + ".job_state: several base states; the first is kept");
+          Warn("job-several-bases", j.where + ".job_state: several base states; the first is kept");
         found = true;
       }
     }
@@ -418,14 +420,14 @@ uint32_t JobStateOf(const JobIn& j) {
       }
     }
     if (!found)
-      Warn(j.where + ".job_state: \"" + w + "\" is not a job state of Slurm " +
+      Warn("job-unknown-state", j.where + ".job_state: \"" + w + "\" is not a job state of Slurm " +
            SlurmVersionString() + "; ignored");
   }
   if (base == UINT32_MAX) {
-    Warn(j.where + ".job_state: no base state; PENDING is used");
+    Warn("job-no-base", j.where + ".job_state: no base state; PENDING is used");
     base = JOB_PENDING;
   } else if (j.state.size() == 1 && flags) {
-    Warn(j.where + ".job_state: \"" + j.state[0] +
+    Warn("job-flag-hides-base", j.where + ".job_state: \"" + j.state[0] +
          "\" hides the base state (22.05 prints the flag only); assuming " +
          job_state_string(base));
   }
@@ -440,7 +442,7 @@ uint32_t ReasonOf(const JobIn& j) {
   for (const auto& [name, id] : ids) {
     if (strcasecmp(name.c_str(), j.state_reason.c_str()) == 0) return id;
   }
-  Warn(j.where + ".state_reason: \"" + j.state_reason +
+  Warn("job-unknown-reason", j.where + ".state_reason: \"" + j.state_reason +
        "\" is not a job state reason of Slurm " + SlurmVersionString() +
        "; the plugin will show \"" + sm::slurm::ReasonString(WAIT_NO_REASON) + "\"");
   return WAIT_NO_REASON;
@@ -696,12 +698,12 @@ void LoadClusterState(const ClusterIn& in) {
         Unrepresentable(where + ".type_id", "not an RPC opcode (0..65535)");
       if (it != ids.end()) {
         if (t.type_id && *t.type_id != it->second)
-          Warn(where + ": " + t.message_type + " is opcode " + std::to_string(it->second) +
+          Warn("rpc-opcode-differs", where + ": " + t.message_type + " is opcode " + std::to_string(it->second) +
                " in Slurm " + SlurmVersionString() + ", not " + std::to_string(*t.type_id) +
                "; the plugin names opcodes itself");
         t.type_id = it->second;
       } else if (t.type_id) {
-        Warn(where + ": Slurm " + std::string(SlurmVersionString()) + " has no RPC named " +
+        Warn("rpc-unknown-name", where + ": Slurm " + std::string(SlurmVersionString()) + " has no RPC named " +
              t.message_type + "; the plugin will call opcode " + std::to_string(*t.type_id) +
              " \"" + rpc_num2string(static_cast<uint16_t>(*t.type_id)) + "\"");
       } else {
@@ -764,7 +766,7 @@ void LoadClusterState(const ClusterIn& in) {
       rec->instance_id = Dup(n.instance_id);
 #else
       if (!n.instance_id.empty())
-        Warn(n.where + ".instance_id: Slurm " + std::string(SLURM_VERSION_STRING) +
+        Warn("node-no-instance-id", n.where + ".instance_id: Slurm " + std::string(SLURM_VERSION_STRING) +
              " nodes have no instance_id; the plugin exports \"\"");
 #endif
 #if SM_SLURM_AT_LEAST(23, 2)
@@ -809,7 +811,7 @@ void LoadClusterState(const ClusterIn& in) {
         list_append(rec->gres_list, gs);
       }
       if (!index.emplace(n.name, i).second)
-        Warn(n.where + ".name: \"" + n.name + "\" names two nodes; slurmctld "
+        Warn("node-duplicate-name", n.where + ".name: \"" + n.name + "\" names two nodes; slurmctld "
              "never has that, the plugin drops the duplicate series");
     }
 
@@ -1109,7 +1111,7 @@ void LoadClusterState(const ClusterIn& in) {
         if (want_cpus > 0) {
           if (JobAlloc* c = carrier(i, true)) c->per_node[i].first = want_cpus;
           else
-            Warn(n.where + ".alloc_cpus: " + std::to_string(want_cpus) +
+            Warn("node-alloc-cpus-unheld", n.where + ".alloc_cpus: " + std::to_string(want_cpus) +
                  " allocated CPUs, but no running job in the input can hold "
                  "them; the plugin derives allocations from running jobs and "
                  "will show 0");
@@ -1121,7 +1123,7 @@ void LoadClusterState(const ClusterIn& in) {
         if (want_mem > 0) {
           if (JobAlloc* c = carrier(i, false)) c->per_node[i].second = want_mem;
           else
-            Warn(n.where + ".alloc_memory: " + std::to_string(want_mem) +
+            Warn("node-alloc-mem-unheld", n.where + ".alloc_memory: " + std::to_string(want_mem) +
                  " MB allocated, but no running or suspended job in the input "
                  "can hold it; the plugin will show 0");
         }
@@ -1169,7 +1171,7 @@ void LoadClusterState(const ClusterIn& in) {
       const bool said_mixed =
           std::find(n.state.begin(), n.state.end(), "MIXED") != n.state.end();
       if (said_mixed != mixed)
-        Warn(n.where + ".state: the dump says " + (said_mixed ? "MIXED" : "not MIXED") +
+        Warn("node-mixed-differs", n.where + ".state: the dump says " + (said_mixed ? "MIXED" : "not MIXED") +
              " but with " + std::to_string(alloc) + " of " + std::to_string(rec->cpus_efctv) +
              " CPUs allocated the plugin derives " + (mixed ? "MIXED" : "not MIXED"));
     }

@@ -639,7 +639,7 @@ void Generate(const GenerateOptions& opt) {
       o.KInt("specialized_memory", n.spec_mb);
       const bool answers = n.kind != Kind::kDown && n.kind != Kind::kNotResponding &&
                            n.kind != Kind::kPoweredDown;
-      if (answers) o.KNum("free_mem", n.mem_mb - n.alloc_mem - rng.Range(0, 4096));
+      if (answers) o.KNum("free_mem", std::max<int64_t>(0, n.mem_mb - n.alloc_mem - rng.Range(0, 4096)));
       else o.KUnset("free_mem");
       std::string tres = Tres(n.cpus, n.mem_mb, 0, n.gpus);
       o.KStr("tres", tres);

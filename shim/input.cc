@@ -12,9 +12,11 @@
 namespace shim {
 namespace {
 
-std::vector<std::string>& WarningList() {
-  static std::vector<std::string> w;
-  return w;
+constexpr int kWarningsShownPerKind = 3;
+
+std::map<std::string, int>& WarningCounts() {
+  static std::map<std::string, int> counts;
+  return counts;
 }
 
 // ---- Raw bytes through nlohmann's UTF-8 checks -----------------------------
@@ -153,7 +155,7 @@ const json* Find(const json& o, std::string_view key) {
 std::string CString(const std::string& s, const At& at) {
   const size_t nul = s.find('\0');
   if (nul == std::string::npos) return Decode(s);
-  Warn(at.str() + ": string holds a NUL byte; Slurm's C strings end there");
+  Warn("nul-byte", at.str() + ": string holds a NUL byte; Slurm's C strings end there");
   return Decode(s.substr(0, nul));
 }
 
@@ -510,12 +512,19 @@ void FlattenValues(const json& o, const std::string& prefix, const At& at,
 
 }  // namespace
 
-void Warn(const std::string& message) {
-  WarningList().push_back(message);
-  std::cerr << "soperator-metrics-shim: warning: " << message << "\n";
+void Warn(const char* kind, const std::string& message) {
+  if (++WarningCounts()[kind] <= kWarningsShownPerKind)
+    std::cerr << "soperator-metrics-shim: warning: " << message << "\n";
 }
 
-const std::vector<std::string>& Warnings() { return WarningList(); }
+void FlushWarnings() {
+  for (const auto& [kind, count] : WarningCounts()) {
+    if (count > kWarningsShownPerKind)
+      std::cerr << "soperator-metrics-shim: warning: " << count - kWarningsShownPerKind
+                << " more warnings of kind \"" << kind << "\" not shown\n";
+  }
+  WarningCounts().clear();
+}
 
 At At::Key(std::string_view k) const {
   At a = *this;
@@ -544,30 +553,83 @@ std::string ReadWholeFile(const std::string& path) {
   return s.str();
 }
 
-json ParseJsonText(const std::string& text, const std::string& file) {
+namespace {
+
+std::string LineColumn(const std::string& src, size_t byte) {
+  if (byte > src.size()) byte = src.size();
+  size_t line = 1, col = 1;
+  for (size_t i = 0; i < byte; ++i) {
+    if (src[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return "line " + std::to_string(line) + ", column " + std::to_string(col);
+}
+
+// `callback` may be empty.
+json Parse(const std::string& text, const std::string& file,
+           const json::parser_callback_t& callback) {
   std::unique_ptr<std::string> escaped = EscapeInvalidUtf8(text);
   const std::string& src = escaped ? *escaped : text;
   try {
-    return json::parse(src);
+    return json::parse(src, callback);
   } catch (const json::parse_error& e) {
-    // Line and column of the byte nlohmann stopped at.
-    size_t byte = e.byte > 0 ? e.byte - 1 : 0;
-    if (byte > src.size()) byte = src.size();
-    size_t line = 1, col = 1;
-    for (size_t i = 0; i < byte; ++i) {
-      if (src[i] == '\n') {
-        ++line;
-        col = 1;
-      } else {
-        ++col;
-      }
-    }
     std::string what = e.what();
     if (const size_t p = what.find("syntax error"); p != std::string::npos)
       what = what.substr(p);
-    throw InputError(file + ": not valid JSON (line " + std::to_string(line) +
-                     ", column " + std::to_string(col) + "): " + what);
+    throw InputError(file + ": not valid JSON (" +
+                     LineColumn(src, e.byte > 0 ? e.byte - 1 : 0) + "): " + what);
   }
+}
+
+}  // namespace
+
+json ParseJsonText(const std::string& text, const std::string& file) {
+  return Parse(text, file, nullptr);
+}
+
+// Like ParseJsonText() + AddDocument(), but the elements of a top-level
+// "nodes" or "jobs" array are turned into the model as soon as each is
+// parsed and then dropped, so a 100 000-job dump never sits in memory as
+// a JSON tree.
+void ParseDocumentStreaming(const std::string& text, const std::string& file,
+                            ClusterIn& state, UserTable& users) {
+  using E = json::parse_event_t;
+  std::string key;
+  bool in_array = false;
+  size_t index = 0;
+  auto callback = [&](int depth, E event, json& parsed) -> bool {
+    if (depth == 1) {
+      if (event == E::key) {
+        key = parsed.get<std::string>();
+        in_array = false;
+      } else if (event == E::array_start) {
+        in_array = key == "nodes" || key == "jobs";
+        index = 0;
+      } else if (event == E::array_end) {
+        in_array = false;
+      }
+      return true;
+    }
+    if (depth != 2 || !in_array) return true;
+    if (event != E::object_end && event != E::value && event != E::array_end) return true;
+    const At at = At{file, ""}.Key(key).Index(index++);
+    if (event != E::object_end)
+      Expected(at, key == "nodes" ? "a node object" : "a job object", parsed);
+    if (key == "nodes") {
+      if (!state.nodes) state.nodes.emplace();
+      state.nodes->push_back(ParseNode(parsed, at, state));
+    } else {
+      if (!state.jobs) state.jobs.emplace();
+      state.jobs->push_back(ParseJob(parsed, at, state, users));
+    }
+    return false;  // parsed: drop it from the tree
+  };
+  const json doc = Parse(text, file, callback);
+  AddDocument(doc, At{file, ""}, state, users);
 }
 
 void AddNodes(const json& v, const At& at, ClusterIn& state) {
@@ -822,8 +884,7 @@ void ReadInputFile(const std::string& path, ClusterIn& state, UserTable& users) 
     ReadSdiagText(text, path, state, users);
     return;
   }
-  const json doc = ParseJsonText(text, path);
-  AddDocument(doc, At{path, ""}, state, users);
+  ParseDocumentStreaming(text, path, state, users);
 }
 
 }  // namespace shim

@@ -28,8 +28,10 @@ class InputError : public std::runtime_error {
 };
 
 // Non-fatal remarks about the input ("this field cannot be replayed ...").
-void Warn(const std::string& message);
-const std::vector<std::string>& Warnings();
+// The first few of each kind go to stderr at once; FlushWarnings() tells
+// how many more of each kind there were.
+void Warn(const char* kind, const std::string& message);
+void FlushWarnings();
 
 // Where a value is: file plus a jq-style path (".jobs[3].job_state").
 struct At {

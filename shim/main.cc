@@ -2,6 +2,7 @@
 // soperator-metrics-shim: loads the real job_submit_soperator.so without
 // slurmctld, fills the controller's state from Slurm's own JSON dumps and
 // prints or serves what the plugin exports. See docs/shim.md.
+#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <iostream>
@@ -48,6 +49,7 @@ struct Args {
   std::string path = "/metrics";
   bool openmetrics = false;
   bool every_step = false;
+  bool timings = false;
   std::optional<int64_t> now;
   std::string conf;
   std::string listen, monitoring_listen;
@@ -82,6 +84,7 @@ Args ParseArgs(int argc, char** argv) {
     else if (arg == "--path") a.path = value();
     else if (arg == "--openmetrics") a.openmetrics = true;
     else if (arg == "--every-step") a.every_step = true;
+    else if (arg == "--timings") a.timings = true;
     else if (arg == "--now") a.now = ParseInt(arg, value(), 0, INT64_MAX / 4);
     else if (arg == "--conf") a.conf = value();
     else if (arg == "--listen") a.listen = value();
@@ -139,6 +142,23 @@ void RequirePlugin(const Args& a) {
   if (a.plugin.empty()) Usage(a.command + " needs --plugin PATH (job_submit_soperator.so)");
 }
 
+// Phase timings on stderr (--timings), for benchmarks.
+class Phases {
+ public:
+  explicit Phases(bool on) : on_(on), last_(std::chrono::steady_clock::now()) {}
+  void Mark(const std::string& phase) {
+    const auto now = std::chrono::steady_clock::now();
+    if (on_)
+      std::cerr << "soperator-metrics-shim: timing: " << phase << " "
+                << std::chrono::duration<double>(now - last_).count() << " s\n";
+    last_ = now;
+  }
+
+ private:
+  bool on_;
+  std::chrono::steady_clock::time_point last_;
+};
+
 // Prints a body; non-200 answers are failures.
 void Emit(const HttpResult& r, const std::string& path) {
   if (r.status != 200) {
@@ -152,21 +172,31 @@ void Emit(const HttpResult& r, const std::string& path) {
 
 int Render(const Args& a) {
   RequirePlugin(a);
+  Phases phases(a.timings);
   UserTable users;
   ClusterIn state = ReadInputs(a, users);
+  phases.Mark("read inputs");
   SetupSlurm(state.cluster_name, a.verbosity);
   LearnUsers(users);
   VirtualClock::Set(0, StartTime(a, state));
   LoadClusterState(state);
+  state = ClusterIn();  // the controller's records are all that is needed now
+  phases.Mark("fill controller records");
   const Endpoint metrics{"127.0.0.1", FreeLoopbackPort()};
   Endpoint monitoring{"127.0.0.1", FreeLoopbackPort()};
   if (monitoring.port == metrics.port) monitoring.port = FreeLoopbackPort();
   PluginHost host(a.plugin, metrics, monitoring, ExtraConf(a));
   host.Init();
+  phases.Mark("load plugin and init()");
   host.Collect();
-  Emit(host.Fetch(a.path, a.openmetrics), a.path);
+  phases.Mark("collect (soperator_metrics_collect_now)");
+  const HttpResult r = host.Fetch(a.path, a.openmetrics);
+  phases.Mark("HTTP GET " + a.path);
+  Emit(r, a.path);
+  phases.Mark("write stdout");
   host.Fini();
   ClearClusterState();
+  phases.Mark("fini() and free");
   return 0;
 }
 
@@ -255,8 +285,17 @@ int RunScenario(const Args& a) {
   return 0;
 }
 
+int Dispatch(const Args& a);
+
 int Main(int argc, char** argv) {
   const Args a = ParseArgs(argc, argv);
+  struct Flush {
+    ~Flush() { FlushWarnings(); }
+  } flush;
+  return Dispatch(a);
+}
+
+int Dispatch(const Args& a) {
   if (a.command == "render") return Render(a);
   if (a.command == "serve") return Serve(a);
   if (a.command == "scenario") return RunScenario(a);

@@ -197,7 +197,8 @@ HttpResult HttpGet(const Endpoint& e, const std::string& path,
     if (key == "content-type") out.content_type = value;
     if (key == "content-length") content_length = std::stoull(value);
   }
-  out.body = resp.substr(head_end + 4);
+  resp.erase(0, head_end + 4);  // no second copy of a 100 MB body
+  out.body = std::move(resp);
   if (content_length != std::string::npos && out.body.size() != content_length)
     throw RuntimeError("truncated HTTP response from " + e.str() + path + ": " +
                        std::to_string(out.body.size()) + " of " +
