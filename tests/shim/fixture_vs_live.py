@@ -1,0 +1,50 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Replays a captured cluster and compares with what the live plugin served.
+
+usage: fixture_vs_live.py --shim SHIM --plugin SO DIR
+
+DIR holds Slurm's dumps and live_metrics.txt, the plugin's /metrics body
+scraped from the same cluster just before the dumps (tests/shim/
+live_vs_replay.py --keep-dumps writes such a directory). The comparison is
+live_vs_replay.py's: exact except for history and clock-moving families.
+"""
+import argparse
+import glob
+import importlib.util
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--shim", required=True)
+    ap.add_argument("--plugin", required=True)
+    ap.add_argument("dir")
+    a = ap.parse_args()
+    spec = importlib.util.spec_from_file_location(
+        "live_vs_replay", os.path.join(HERE, "live_vs_replay.py"))
+    lvr = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(lvr)
+    # What live_vs_replay.py replays: squeue (22.05) or scontrol show jobs.
+    names = ["sinfo.json", "squeue.json", "sdiag.txt"]
+    if os.path.exists(os.path.join(a.dir, "scontrol_show_jobs.json")):
+        names = ["scontrol_show_jobs.json", "scontrol_show_nodes.json",
+                 "scontrol_show_partitions.json", "sdiag.json"]
+    inputs = [os.path.join(a.dir, n) for n in names]
+    replay = subprocess.run([a.shim, "render", "--plugin", a.plugin] + inputs,
+                            check=True, stdout=subprocess.PIPE, text=True).stdout
+    with open(os.path.join(a.dir, "live_metrics.txt")) as f:
+        live = f.read()
+    problems, compared = lvr.compare(live, replay)
+    for p in problems:
+        print("  " + p)
+    print(f"{compared} series compared, {len(problems)} differences")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,161 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Runs shim cases: the real plugin .so, driven by soperator-metrics-shim.
+
+usage: run_cases.py --shim SHIM --plugin SO [--version X.Y.Z] CASE.json...
+
+A case is a JSON object:
+  description   what it checks and where the expected values come from
+  run           "render" (default) or "scenario"
+  inputs        render: paths relative to the case file, or inline
+                {"name": "nodes.json", "json": {...}} / {"name": .., "text": ".."}
+  scenario      scenario: the scenario object (docs/shim.md); its steps'
+                "files" are relative to the case file
+  args          extra command-line arguments
+  versions      Slurm release prefixes the case applies to (default: all)
+  exit          expected exit status (default 0)
+  stderr        substrings the standard error must contain
+  lines         sample lines that must appear verbatim
+  families      {family: [every sample line of it, in output order]}
+  absent        families that must not appear at all (no HELP/TYPE either)
+  counts        {family: number of sample lines}
+  by_version    {"22.05": {lines/families/absent/counts...}, ...} added to
+                the checks for that release
+  plugin        another plugin path instead of --plugin; @NAME@ stands for
+                a --var NAME=VALUE (the case is skipped without it)
+The expected lines are written by hand from the exporter spec
+(/work/shared/reference/soperator-exporter-spec.md) and Slurm's behaviour,
+never copied from the shim's output.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def samples(text, family):
+    out = []
+    for line in text.splitlines():
+        if not line.startswith(family):
+            continue
+        rest = line[len(family):]
+        for suffix in ("", "_bucket", "_sum", "_count"):
+            if rest.startswith(suffix) and rest[len(suffix):len(suffix) + 1] in ("{", " "):
+                out.append(line)
+                break
+    return out
+
+
+def resolve_files(obj, base):
+    """Scenario steps' relative "files" become absolute."""
+    for step in obj.get("steps", []):
+        if isinstance(step, dict) and isinstance(step.get("files"), list):
+            step["files"] = [f if os.path.isabs(f) else os.path.join(base, f)
+                             for f in step["files"]]
+    return obj
+
+
+def check(case, out, err, rc, version):
+    problems = []
+    want_rc = case.get("exit", 0)
+    if rc != want_rc:
+        problems.append(f"exit status {rc}, expected {want_rc}")
+    for s in case.get("stderr", []):
+        if s not in err:
+            problems.append(f"stderr lacks {s!r}")
+    checks = [case]
+    for prefix, extra in case.get("by_version", {}).items():
+        if version.startswith(prefix):
+            checks.append(extra)
+    lines = set(out.splitlines())
+    for c in checks:
+        for line in c.get("lines", []):
+            if line not in lines:
+                problems.append(f"missing line: {line}")
+        for fam, want in c.get("families", {}).items():
+            got = samples(out, fam)
+            if got != want:
+                problems.append(f"family {fam}:\n    expected:\n      " +
+                                "\n      ".join(want) + "\n    got:\n      " +
+                                "\n      ".join(got))
+        for fam in c.get("absent", []):
+            if samples(out, fam) or f"# TYPE {fam} " in out:
+                problems.append(f"family {fam} should be absent: {samples(out, fam)[:3]}")
+        for fam, n in c.get("counts", {}).items():
+            got = len(samples(out, fam))
+            if got != n:
+                problems.append(f"family {fam}: {got} samples, expected {n}")
+    return problems
+
+
+def run_case(path, a, tmp):
+    with open(path) as f:
+        case = json.load(f)
+    name = os.path.splitext(os.path.basename(path))[0]
+    prefixes = case.get("versions")
+    if prefixes and not any(a.version.startswith(p) for p in prefixes):
+        print(f"SKIP {name} (Slurm {a.version})")
+        return True
+    base = os.path.dirname(os.path.abspath(path))
+    plugin = case.get("plugin", a.plugin)
+    for key, value in a.vars.items():
+        plugin = plugin.replace(f"@{key}@", value)
+    if "@" in plugin:
+        print(f"SKIP {name} (no {plugin})")
+        return True
+    cmd = [a.shim, case.get("run", "render"), "--plugin", plugin] + case.get("args", [])
+    if case.get("run", "render") == "scenario":
+        sc = os.path.join(tmp, name + ".scenario.json")
+        with open(sc, "w") as f:
+            json.dump(resolve_files(case["scenario"], base), f)
+        cmd.append(sc)
+    for i, inp in enumerate(case.get("inputs", [])):
+        if isinstance(inp, str):
+            cmd.append(os.path.join(base, inp))
+            continue
+        p = os.path.join(tmp, f"{name}.{i}.{inp['name']}")
+        with open(p, "w") as f:
+            if "json" in inp:
+                json.dump(inp["json"], f)
+            else:
+                f.write(inp["text"])
+        cmd.append(p)
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out = r.stdout.decode("utf-8", "replace")
+    err = r.stderr.decode("utf-8", "replace")
+    problems = check(case, out, err, r.returncode, a.version)
+    if problems:
+        print(f"FAIL {name}: {case.get('description', '')}")
+        for p in problems:
+            print("  " + p)
+        print("  command: " + " ".join(cmd))
+        if err.strip():
+            print("  stderr:\n    " + "\n    ".join(err.strip().splitlines()[:20]))
+        return False
+    print(f"ok   {name}")
+    return True
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--shim", required=True)
+    ap.add_argument("--plugin", required=True)
+    ap.add_argument("--version", default="")
+    ap.add_argument("--var", action="append", default=[], help="NAME=VALUE")
+    ap.add_argument("cases", nargs="+")
+    a = ap.parse_args()
+    a.vars = dict(v.split("=", 1) for v in a.var)
+    if not a.version:
+        a.version = subprocess.run([a.shim, "version"], check=True, stdout=subprocess.PIPE,
+                                   text=True).stdout.split()[-1]
+    with tempfile.TemporaryDirectory(prefix="shim-cases.") as tmp:
+        results = [run_case(c, a, tmp) for c in a.cases]
+    failed = results.count(False)
+    print(f"{len(results) - failed} of {len(results)} cases passed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
