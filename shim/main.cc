@@ -5,6 +5,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -142,15 +143,28 @@ void RequirePlugin(const Args& a) {
   if (a.plugin.empty()) Usage(a.command + " needs --plugin PATH (job_submit_soperator.so)");
 }
 
-// Phase timings on stderr (--timings), for benchmarks.
+// "VmRSS" or "VmHWM" of this process in MiB, from /proc/self/status.
+double MemoryMiB(const char* key) {
+  std::ifstream in("/proc/self/status");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(key, 0) == 0) return std::stod(line.substr(std::strlen(key) + 1)) / 1024;
+  }
+  return 0;
+}
+
+// Phase timings and memory on stderr (--timings), for benchmarks.
 class Phases {
  public:
   explicit Phases(bool on) : on_(on), last_(std::chrono::steady_clock::now()) {}
   void Mark(const std::string& phase) {
     const auto now = std::chrono::steady_clock::now();
-    if (on_)
-      std::cerr << "soperator-metrics-shim: timing: " << phase << " "
-                << std::chrono::duration<double>(now - last_).count() << " s\n";
+    if (on_) {
+      char buf[160];
+      snprintf(buf, sizeof buf, "%.3f s, RSS %.0f MiB, peak %.0f MiB",
+               std::chrono::duration<double>(now - last_).count(), MemoryMiB("VmRSS:"),
+               MemoryMiB("VmHWM:"));
+      std::cerr << "soperator-metrics-shim: timing: " << phase << ": " << buf << "\n";
+    }
     last_ = now;
   }
 
