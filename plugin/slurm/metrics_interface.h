@@ -9,7 +9,9 @@
 extern "C" {
 
 // Opaque to slurmctld: it only hands a set back to dump() and free_set().
-typedef struct metric_set {
+// Our own tag: Slurm's header (when present) defines struct metric_set,
+// and metrics_soperator.cc checks the two layouts are the same.
+typedef struct sm_metric_set {
   void* arg;
   int plugin_id;
   const char* plugin_type;
