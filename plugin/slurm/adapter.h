@@ -18,7 +18,8 @@ class ControllerSource : public Source {
                                            std::string& error) override;
   std::shared_ptr<DiagSnapshot> CollectDiag(LockTiming& timing,
                                             std::string& error) override;
-  // A standby backup has no node table until it takes over.
+  // False before the node table is loaded and while this slurmctld is a
+  // standby backup (25.11+); see InStandby() in slurm_api.h.
   bool Active() override;
 
  private:

@@ -72,9 +72,27 @@ struct Raw {
 };
 
 // Allocated CPUs and memory per node slot, summed over the jobs holding
-// resources, instead of select_g_select_nodeinfo_set_all(), which needs the
-// node write lock. Mirrors cons_tres: running jobs hold CPUs and memory, a
+// resources. Mirrors cons_tres: running jobs hold CPUs and memory, a
 // suspended job keeps its memory.
+//
+// Where the select plugin keeps these numbers, per release:
+// - 22.05/24.11: node->select_nodeinfo (select_g_select_nodeinfo_get()).
+// - 25.05/25.11: node->alloc_cpus, alloc_memory, alloc_tres_fmt_str.
+// - 26.05: node_select_stats_array[node->index] under the select_node lock.
+// In every release they are refreshed only by
+// select_g_select_nodeinfo_set_all(), which needs the node WRITE lock
+// (22.05-25.11) or the select_node WRITE lock (26.05), and which slurmctld
+// calls on demand only (node RPCs, its own /metrics/nodes, health checks,
+// some backfill paths), never periodically. Our collection never takes a
+// write lock (issue 7), and reading those fields under read locks without
+// set_all gives whatever the last client request left there: stale for as
+// long as nobody runs sinfo. So in every release we keep summing the job
+// allocations under the read locks we already hold (job R is held with
+// node R): always current, consistent with the job snapshot, and equal to
+// what set_all computes (the cons_tres core union of running jobs, capped
+// at the effective CPUs; the summed memory of running and suspended jobs)
+// except for jobs that share cores (OverSubscribe/--overlap), which set_all
+// counts once and we cap at cpus_efctv.
 struct Allocation {
   std::vector<uint64_t> cpus;
   std::vector<uint64_t> memory_mb;
@@ -174,7 +192,13 @@ void DeriveMixed(Node& n, const Raw& raw, bool alloc_tres) {
 
 }  // namespace
 
-bool ControllerSource::Active() { return node_record_count > 0; }
+// Collect and serve only while this slurmctld is the controller in charge:
+// its node table is loaded (not yet the case while init() runs, nor on a
+// backup that never took over) and it is not in standby (25.11+: a backup
+// that handed control back keeps its stale tables). See InStandby().
+bool ControllerSource::Active() {
+  return node_record_count > 0 && !InStandby();
+}
 
 std::shared_ptr<NodeSnapshot> ControllerSource::CollectNodes(
     LockTiming& timing, std::string& error) {

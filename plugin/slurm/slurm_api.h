@@ -72,6 +72,28 @@ inline int GpuTresPosition() {
   return assoc_mgr_find_tres_pos(&rec, false);
 }
 
+// Whether this slurmctld is in standby, i.e. a backup controller that does
+// not hold control (listeners.standby_mode, set around run_backup()). Our
+// collection must neither run nor serve then: the node and job tables of a
+// backup that handed control back are stale. Called with no lock held (it
+// takes slurmctld's listeners mutex).
+// - 26.05: slurmctld_listeners_in_standby() (also in 25.11.7; is_primary()
+//   is gone).
+// - 25.11: is_primary() = !standby_mode (all micro releases).
+// - up to 25.05 slurmctld exports no such flag (backup_has_control is a
+//   local of main()); we report "not in standby" and the caller falls back
+//   to "the node table is loaded", which a standby backup that never held
+//   control does not have.
+inline bool InStandby() {
+#if SM_SLURM_AT_LEAST(26, 5)
+  return slurmctld_listeners_in_standby();
+#elif SM_SLURM_AT_LEAST(25, 11)
+  return !is_primary();
+#else
+  return false;
+#endif
+}
+
 // Slurm 23.02 turned the List typedef into list_t.
 #if SM_SLURM_AT_LEAST(23, 2)
 using SlurmList = list_t*;
