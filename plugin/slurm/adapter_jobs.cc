@@ -12,7 +12,18 @@
 namespace sm::slurm {
 namespace {
 
-#if SM_SLURM_AT_LEAST(23, 2)
+// StdOut/StdErr as `scontrol show job` prints them. Up to 25.05 the client
+// expands a private copy of the pattern code (src/api/job_info.c), so the
+// core re-implements it per dialect. From 25.11 slurmctld stores the
+// default std_out ("slurm-%j.out", "slurm-%A_%a.out") at submit and the
+// client calls expand_stdio_fields() from libslurmfull, which slurmctld has
+// loaded: we call that same function (off-lock, on copies) with the
+// job_std_pattern_t slurm_expand_job_stdio_fields() builds, so every
+// wildcard (%S SLUIDs, %r, %N, %b, widths, the backslash rule) matches
+// the client exactly and follows Slurm's own future changes.
+#if SM_SLURM_AT_LEAST(25, 11)
+#define SM_STDIO_EXPAND 1
+#elif SM_SLURM_AT_LEAST(23, 2)
 constexpr StdioDialect kStdio = StdioDialect::kSlurm2302;
 #else
 constexpr StdioDialect kStdio = StdioDialect::kSlurm2205;
@@ -30,6 +41,13 @@ struct Raw {
   std::string_view std_out;
   std::string_view std_err;
   std::string_view array_hex;  // meta record's task bitmap, "0x..."
+#ifdef SM_STDIO_EXPAND
+  bool has_std_out;  // std_out/std_err set (NULL: the client prints "")
+  bool has_std_err;
+  uint16_t restart_cnt;
+  slurm_step_id_t step_id;      // job_id and SLUID, for %j %J %s %S
+  std::string_view batch_host;  // %N
+#endif
 };
 
 JobBase MapBase(uint32_t state) {
@@ -141,6 +159,33 @@ std::string_view StoreOwned(Arena& arena, char* xmalloced) {
   return v;
 }
 
+#ifdef SM_STDIO_EXPAND
+// slurm_get_job_stdout()/stderr() of 25.11+: "" when the path is unset,
+// else expand_stdio_fields() filled as slurm_expand_job_stdio_fields()
+// fills it from the packed job. Pure function of its arguments (xmalloc
+// only), safe on our thread with no lock held.
+std::string ExpandStdio(bool set, std::string_view pattern, const Job& j,
+                        const Raw& r, std::string_view user) {
+  if (!set || pattern.empty()) return {};
+  std::string path(pattern), name(j.name), host(r.batch_host), who(user),
+      work_dir(r.work_dir);
+  job_std_pattern_t p = {};
+  p.array_job_id = static_cast<uint32_t>(j.array_job_id.value_or(0));
+  p.array_task_id = r.array_task_id;
+  p.first_step_node = r.batch_host.empty() ? nullptr : host.data();
+  p.jobname = name.data();
+  p.restart_cnt = r.restart_cnt;
+  p.step_id = r.step_id;
+  p.step_id.step_id = SLURM_BATCH_SCRIPT;
+  p.user = who.data();
+  p.work_dir = r.work_dir.empty() ? nullptr : work_dir.data();
+  char* out = expand_stdio_fields(path.data(), &p);
+  std::string result = out ? out : "";
+  xfree(out);
+  return result;
+}
+#endif
+
 }  // namespace
 
 std::shared_ptr<JobSnapshot> ControllerSource::CollectJobs(LockTiming& timing,
@@ -193,10 +238,19 @@ std::shared_ptr<JobSnapshot> ControllerSource::CollectJobs(LockTiming& timing,
       r.user_name = arena.StoreCString(user);
       j.mail_user = arena.StoreCString(job->mail_user);
       r.batch = job->batch_flag != 0;
+#ifdef SM_STDIO_EXPAND
+      r.restart_cnt = job->restart_cnt;
+      r.step_id = job->step_id;  // what pack_job() sends the client
+      r.batch_host = arena.StoreCString(job->batch_host);
+#endif
       if (d) {
         r.work_dir = arena.StoreCString(d->work_dir);
         r.std_out = arena.StoreCString(d->std_out);
         r.std_err = arena.StoreCString(d->std_err);
+#ifdef SM_STDIO_EXPAND
+        r.has_std_out = d->std_out != nullptr;
+        r.has_std_err = d->std_err != nullptr;
+#endif
         j.submit_time = d->submit_time;
         // memory_per_node is absent when the request is per CPU.
         if (!(d->pn_min_memory & MEM_PER_CPU))
@@ -287,20 +341,29 @@ std::shared_ptr<JobSnapshot> ControllerSource::CollectJobs(LockTiming& timing,
       xlate_array_task_str(&s, r.array_max_tasks, nullptr);
       j.array_task_string = StoreOwned(arena, s);
     }
+    // uid_to_string()'s fallback. Both arms are views: a mixed ternary
+    // would build a temporary std::string and leave it dangling.
+    const std::string_view stdio_user =
+        user.empty() ? std::string_view("nobody") : std::string_view(user);
+#ifdef SM_STDIO_EXPAND
+    j.std_out =
+        arena.Store(ExpandStdio(r.has_std_out, r.std_out, j, r, stdio_user));
+    j.std_err =
+        arena.Store(ExpandStdio(r.has_std_err, r.std_err, j, r, stdio_user));
+#else
     StdioJob io;
     io.job_id = j.id;
     io.array_job_id = static_cast<uint32_t>(j.array_job_id.value_or(0));
     io.array_task_id = r.array_task_id;
     io.name = j.name;
     io.work_dir = r.work_dir;
-    // uid_to_string()'s fallback. Both arms are views: a mixed ternary
-    // would build a temporary std::string and leave io.user dangling.
-    io.user = user.empty() ? std::string_view("nobody") : std::string_view(user);
+    io.user = stdio_user;
     io.batch = r.batch;
     io.std_out = r.std_out;
     io.std_err = r.std_err;
     j.std_out = arena.Store(JobStdout(kStdio, io));
     j.std_err = arena.Store(JobStderr(kStdio, io));
+#endif
   }
   return snap;
 }

@@ -48,6 +48,11 @@ extern "C" {
 #include "src/common/job_state_reason.h"
 #include "src/common/msg_type.h"
 #endif
+#if SM_SLURM_AT_LEAST(25, 11)
+// expand_stdio_fields() and job_std_pattern_t: how 25.11+ clients expand
+// StdOut/StdErr.
+#include "src/common/print_fields.h"
+#endif
 }
 
 #undef operator
