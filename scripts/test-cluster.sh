@@ -12,7 +12,10 @@
 #   test-cluster.sh logs DIR
 #
 # VERSION: 22.05.8 (Debian's packages) or 24.11.5 (built and cached by
-# scripts/slurm-build.sh). start returns once node vm is idle and prints
+# scripts/slurm-build.sh). With SM_TEST_SLURM_PREFIX=DIR set, the Slurm
+# already installed under DIR is used instead (any release from 23.02 on,
+# e.g. one an operator built by hand; its slurmctld -V must report VERSION);
+# nothing is built then. start returns once node vm is idle and prints
 # DIR/env.sh; `source DIR/env.sh` points sinfo, squeue, scontrol, sbatch,
 # sdiag, ... at the cluster. stop cancels all jobs, then stops the daemons
 # (exit 0 if nothing ran); munged is shared and stays up. restart-ctld
@@ -129,8 +132,15 @@ release() {
 		default_plugin_dir=/usr/lib/$arch-linux-gnu/slurm-wlm
 		;;
 	*)
-		prefix=$(SM_CACHE=${SM_CACHE:-/var/cache/soperator-metrics} "$here/slurm-build.sh" "$version" | tail -n 1) ||
-			die "scripts/slurm-build.sh $version failed"
+		if [[ -n ${SM_TEST_SLURM_PREFIX:-} ]]; then
+			prefix=$(realpath -e -- "$SM_TEST_SLURM_PREFIX") ||
+				die "SM_TEST_SLURM_PREFIX: no such directory: $SM_TEST_SLURM_PREFIX"
+			[[ "$("$prefix/sbin/slurmctld" -V 2>&1)" == "slurm $version" ]] ||
+				die "$prefix/sbin/slurmctld -V does not report $version"
+		else
+			prefix=$(SM_CACHE=${SM_CACHE:-/var/cache/soperator-metrics} "$here/slurm-build.sh" "$version" | tail -n 1) ||
+				die "scripts/slurm-build.sh $version failed"
+		fi
 		legacy=0
 		default_plugin_dir=$prefix/lib/slurm
 		;;
@@ -358,7 +368,11 @@ cmd_start() {
 	case $version in
 	22.05.8) : "${port:=7817}" ;;
 	24.11.5) : "${port:=7917}" ;;
-	*) die "unsupported VERSION $version (22.05.8 or 24.11.5)" ;;
+	*)
+		[[ -n ${SM_TEST_SLURM_PREFIX:-} ]] ||
+			die "unsupported VERSION $version (22.05.8 or 24.11.5, or set SM_TEST_SLURM_PREFIX)"
+		: "${port:=8017}"
+		;;
 	esac
 	if ! [[ $port =~ ^[0-9]+$ ]] || ((port < 1 || port + 84 > 65535)); then
 		die "bad --port-base $port"
