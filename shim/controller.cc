@@ -867,6 +867,7 @@ void LoadClusterState(const ClusterIn& in) {
       rec->part_cnt = 0;
       rec->part_pptr = static_cast<void**>(xcalloc(n.partitions.size() + 1, sizeof(void*)));
       for (const std::string& name : n.partitions) {
+        if (name.empty()) continue;  // no partition has an empty name
         part_record_t* p = parts.at(name);
         if (bit_test(p->node_bitmap, i)) continue;
         bit_set(p->node_bitmap, i);

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "input.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cmath>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -175,11 +178,23 @@ std::optional<std::string> OptStr(const json& o, std::string_view key,
   return Str(o, key, parent);
 }
 
+// Doubles beyond int64 would make the conversion undefined.
+bool InInt64Range(double d) { return std::isfinite(d) && d > -9.2e18 && d < 9.2e18; }
+
 bool IsIntegral(const json& v) {
   if (v.is_number_integer()) return true;
   if (!v.is_number_float()) return false;
   const double d = v.get<double>();
-  return std::isfinite(d) && d == static_cast<double>(static_cast<int64_t>(d));
+  return InInt64Range(d) && d == static_cast<double>(static_cast<int64_t>(d));
+}
+
+// A fractional number where an integer is read (billable_tres ...): its
+// integer part, if it fits.
+int64_t Truncated(const json& v, const At& at) {
+  const double d = v.get<double>();
+  if (!InInt64Range(d))
+    throw InputError(at.str() + ": " + v.dump() + " is out of range; expected an integer");
+  return static_cast<int64_t>(d);
 }
 
 int64_t AsInt(const json& v, const At& at, const char* what) {
@@ -216,11 +231,10 @@ Num N(const json& o, std::string_view key, const At& parent) {
     if (!num) Missing(at.Key("number"), "a number");
     // Fractions (billable_tres) are not read; take the integer part.
     if (num->is_number_float() && !IsIntegral(*num))
-      return Num::Of(static_cast<int64_t>(num->get<double>()));
+      return Num::Of(Truncated(*num, at.Key("number")));
     return Num::Of(AsInt(*num, at.Key("number"), "an integer"));
   }
-  if (v->is_number_float() && !IsIntegral(*v))
-    return Num::Of(static_cast<int64_t>(v->get<double>()));
+  if (v->is_number_float() && !IsIntegral(*v)) return Num::Of(Truncated(*v, at));
   if (v->is_number()) return Num::Of(AsInt(*v, at, "an integer"));
   Expected(at, "a number", *v);
 }
@@ -497,8 +511,7 @@ void FlattenValues(const json& o, const std::string& prefix, const At& at,
     if (v.is_boolean()) {
       out[key] = v.get<bool>() ? 1 : 0;
     } else if (v.is_number()) {
-      out[key] = IsIntegral(v) ? AsInt(v, at.Key(k), "an integer")
-                               : static_cast<int64_t>(v.get<double>());
+      out[key] = IsIntegral(v) ? AsInt(v, at.Key(k), "an integer") : Truncated(v, at.Key(k));
     } else if (v.is_object()) {
       if (v.contains("number") || v.contains("set")) {
         const Num n = N(o, k, at);
@@ -544,6 +557,9 @@ std::string At::str() const {
 }
 
 std::string ReadWholeFile(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    throw InputError(path + ": is a directory; expected a file");
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw InputError(path + ": cannot read: " + std::strerror(errno));
