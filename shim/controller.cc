@@ -38,12 +38,13 @@ extern "C" int active_node_record_count;
 namespace {
 
 // slurmctld's locks (src/slurmctld/locks.c): one rwlock per data type,
-// always taken in the same order and released in reverse.
-enum LockIndex { kConf, kJob, kNode, kPart, kFed, kLockCount };
+// always taken in the same order and released in reverse. 26.05 adds
+// select_node after fed.
+enum LockIndex { kConf, kJob, kNode, kPart, kFed, kSelectNode, kLockCount };
 pthread_rwlock_t g_locks[kLockCount] = {
     PTHREAD_RWLOCK_INITIALIZER, PTHREAD_RWLOCK_INITIALIZER,
     PTHREAD_RWLOCK_INITIALIZER, PTHREAD_RWLOCK_INITIALIZER,
-    PTHREAD_RWLOCK_INITIALIZER};
+    PTHREAD_RWLOCK_INITIALIZER, PTHREAD_RWLOCK_INITIALIZER};
 
 void Take(LockIndex i, lock_level_t level) {
   if (level == READ_LOCK) pthread_rwlock_rdlock(&g_locks[i]);
@@ -68,9 +69,15 @@ void lock_slurmctld(slurmctld_lock_t l) {
   Take(kNode, l.node);
   Take(kPart, l.part);
   Take(kFed, l.fed);
+#if SM_SLURM_AT_LEAST(26, 5)
+  Take(kSelectNode, l.select_node);
+#endif
 }
 
 void unlock_slurmctld(slurmctld_lock_t l) {
+#if SM_SLURM_AT_LEAST(26, 5)
+  Release(kSelectNode, l.select_node);
+#endif
   Release(kFed, l.fed);
   Release(kPart, l.part);
   Release(kNode, l.node);
@@ -209,6 +216,9 @@ struct WriteLockAll {
     l.node = WRITE_LOCK;
     l.part = WRITE_LOCK;
     l.fed = WRITE_LOCK;
+#if SM_SLURM_AT_LEAST(26, 5)
+    l.select_node = WRITE_LOCK;
+#endif
     lock_slurmctld(l);
   }
   ~WriteLockAll() { unlock_slurmctld(l); }
