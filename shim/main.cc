@@ -140,7 +140,8 @@ std::string ExtraConf(const Args& a) {
 }
 
 void RequirePlugin(const Args& a) {
-  if (a.plugin.empty()) Usage(a.command + " needs --plugin PATH (job_submit_soperator.so)");
+  if (a.plugin.empty())
+    Usage(a.command + " needs --plugin PATH (job_submit_soperator.so or metrics_soperator.so)");
 }
 
 // "VmRSS" or "VmHWM" of this process in MiB, from /proc/self/status.

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "controller.h"
+#include "slurm_api.h"
 #include "hooks.h"
 #include "input.h"
 
@@ -258,6 +259,26 @@ PluginHost::PluginHost(const std::string& path, const Endpoint& metrics,
     throw RuntimeError(path_ + " (" + type_ +
                        ") has no soperator_metrics_offline/soperator_metrics_collect_now: "
                        "not a soperator-metrics plugin the shim can drive");
+  if (type_.rfind("metrics/", 0) == 0) {
+    // plugin_context_create() resolves every symbol of the interface and
+    // slurmctld dies when one is missing; refuse the same way.
+    metrics_type_ = true;
+    auto sym = [&](const char* n) {
+      void* p = dlsym(handle_, n);
+      if (!p)
+        throw RuntimeError(path_ + ": missing " + n +
+                           " (slurmctld: \"Plugin loading failed due to missing "
+                           "symbols. Plugin is corrupted.\")");
+      return p;
+    };
+    dump_ = reinterpret_cast<int (*)(void*, char**)>(sym("metrics_p_dump"));
+    free_set_ = reinterpret_cast<int (*)(void*)>(sym("metrics_p_free_set"));
+    parse_jobs_ = reinterpret_cast<void* (*)(void*)>(sym("metrics_p_parse_jobs_metrics"));
+    parse_nodes_ = reinterpret_cast<void* (*)(void*)>(sym("metrics_p_parse_nodes_metrics"));
+    parse_parts_ = reinterpret_cast<void* (*)(void*)>(sym("metrics_p_parse_parts_metrics"));
+    parse_sched_ = reinterpret_cast<void* (*)(void*)>(sym("metrics_p_parse_sched_metrics"));
+    parse_ua_ = reinterpret_cast<void* (*)(void*)>(sym("metrics_p_parse_ua_metrics"));
+  }
   uintptr_t lo = 0, hi = 0;
   if (ObjectRange(const_cast<char*>(name), lo, hi)) VirtualizeTimeFor(lo, hi);
 }
@@ -299,7 +320,34 @@ void PluginHost::Collect() {
     throw RuntimeError("soperator_metrics_collect_now() failed (is the plugin running?)");
 }
 
+HttpResult PluginHost::ServeLikeSlurmctld(const std::string& path) {
+  // src/slurmctld/http.c routes; slurmctld hands parse_* its statistics
+  // struct, which our plugin ignores (it serves its own cache), so the
+  // shim passes none.
+  void* (*parse)(void*) = nullptr;
+  if (path == "/metrics/jobs") parse = parse_jobs_;
+  else if (path == "/metrics/nodes") parse = parse_nodes_;
+  else if (path == "/metrics/partitions") parse = parse_parts_;
+  else if (path == "/metrics/scheduler") parse = parse_sched_;
+  else if (path == "/metrics/jobs-users-accts") parse = parse_ua_;
+  HttpResult out;
+  out.status = 200;
+  out.content_type = "text/plain";  // MIME_TYPE_TEXT, what slurmctld sends
+  void* set = parse(nullptr);
+  if (!set) return out;  // metrics_serialize_struct(): NULL, empty 200
+  char* buf = nullptr;
+  dump_(set, &buf);  // return value ignored, as slurmctld does
+  free_set_(set);
+  if (buf) {
+    out.body = buf;
+    xfree(buf);  // Slurm's allocator checks its own header: a non-xmalloc
+                 // buffer from the plugin fails here as in slurmctld
+  }
+  return out;
+}
+
 HttpResult PluginHost::Fetch(const std::string& path, bool openmetrics) {
+  if (metrics_type_ && path.rfind("/metrics/", 0) == 0) return ServeLikeSlurmctld(path);
   const std::string accept =
       openmetrics ? "application/openmetrics-text;version=1.0.0,text/plain;q=0.5"
                   : "text/plain;version=0.0.4";

@@ -59,8 +59,13 @@ class PluginHost {
   void Fini();
 
   const std::string& plugin_type() const { return type_; }
+  // MetricsType=metrics/...: slurmctld serves the five paths itself.
+  bool is_metrics() const { return metrics_type_; }
 
  private:
+  // What slurmctld 25.11+ does for GET /metrics/<path>: parse -> dump ->
+  // free_set, then xfree() the dumped buffer.
+  HttpResult ServeLikeSlurmctld(const std::string& path);
   std::string path_;
   Endpoint metrics_, monitoring_;
   std::string dir_;
@@ -71,6 +76,16 @@ class PluginHost {
   void (*offline_)(double (*)(), int64_t (*)()) = nullptr;
   int (*collect_now_)() = nullptr;
   bool initialised_ = false;
+  // The metrics interface (src/interfaces/metrics.c's syms[]); the set is
+  // opaque to slurmctld, the stats argument is its statistics struct.
+  bool metrics_type_ = false;
+  int (*dump_)(void* set, char** buf) = nullptr;
+  int (*free_set_)(void* set) = nullptr;
+  void* (*parse_jobs_)(void*) = nullptr;
+  void* (*parse_nodes_)(void*) = nullptr;
+  void* (*parse_parts_)(void*) = nullptr;
+  void* (*parse_sched_)(void*) = nullptr;
+  void* (*parse_ua_)(void*) = nullptr;
 };
 
 }  // namespace shim

@@ -5,6 +5,9 @@
 // parts (name lookups, string formatting, derived states).
 #pragma once
 
+#include <ctime>
+#include <functional>
+
 #include "source.h"
 #include "user_names.h"
 
@@ -12,6 +15,11 @@ namespace sm::slurm {
 
 class ControllerSource : public Source {
  public:
+  // Unix seconds for what Slurm computes from time(NULL) while packing
+  // (estimated starts, active reservations); the shim's virtual clock
+  // replaces it, like the collector's.
+  void SetClock(std::function<int64_t()> unix_now) { unix_now_ = std::move(unix_now); }
+
   std::shared_ptr<NodeSnapshot> CollectNodes(LockTiming& timing,
                                              std::string& error) override;
   std::shared_ptr<JobSnapshot> CollectJobs(LockTiming& timing,
@@ -23,7 +31,10 @@ class ControllerSource : public Source {
   bool Active() override;
 
  private:
+  int64_t Now() const { return unix_now_ ? unix_now_() : time(nullptr); }
+
   UserNames users_;
+  std::function<int64_t()> unix_now_;
 };
 
 }  // namespace sm::slurm

@@ -208,7 +208,7 @@ std::shared_ptr<JobSnapshot> ControllerSource::CollectJobs(LockTiming& timing,
     }
     int max_cpu_cnt, max_core_cnt;
     NodeConfigMax(max_cpu_cnt, max_core_cnt);
-    const time_t now = time(nullptr);
+    const time_t now = Now();
     const size_t count = static_cast<size_t>(list_count(job_list));
     snap->jobs.reserve(count);
     raws.reserve(count);

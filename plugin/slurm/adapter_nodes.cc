@@ -255,7 +255,7 @@ std::shared_ptr<NodeSnapshot> ControllerSource::CollectNodes(
 #if !SM_SLURM_AT_LEAST(23, 2)
     // 22.05 has no node->resv_name: the last active reservation wins, as
     // _set_nodes_flags() would have set it.
-    const time_t now = time(nullptr);
+    const time_t now = Now();
     ForEachRecord(resv_list, [&](void* x) {
       auto* resv = static_cast<slurmctld_resv_t*>(x);
       if (resv->start_time > now || resv->end_time <= now) return;

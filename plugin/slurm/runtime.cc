@@ -68,6 +68,7 @@ Exporter* StartRuntime(Carrier carrier) {
     if (!g_state) g_state = new State();
     if (g_state->exporter) return g_state->exporter;
     Config config = LoadRuntimeConfig();
+    g_state->source.SetClock(g_offline.unix_now);
     g_state->exporter =
         new Exporter(g_state->source, std::move(config), carrier, g_offline);
     g_state->exporter->Start();
