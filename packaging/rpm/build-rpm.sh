@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Builds the soperator-metrics RPMs (binary and source) for one Slurm release
+# with rpmbuild, and prints the binary RPM's path (last line of stdout).
+#
+#   packaging/rpm/build-rpm.sh [--slurm-src TREE] [--plugindir DIR]
+#                              [--outdir DIR] SLURM_VERSION
+#
+#   TREE       configured source tree of exactly SLURM_VERSION (default:
+#              scripts/slurm-source.sh SLURM_VERSION, which fetches and
+#              configures 22.05.8 or 24.11.5 from Debian's archive)
+#   --plugindir  Slurm's PluginDir on the target (default /usr/lib64/slurm,
+#              i.e. %{_libdir}/slurm, as Slurm's own RPMs use)
+#   --outdir   where rpmbuild's tree goes (default ./rpmbuild); the RPMs end
+#              up in OUTDIR/RPMS/<arch>/ and OUTDIR/SRPMS/
+#
+# On a machine whose RPM database holds no packages (Debian with the rpm
+# package), BuildRequires cannot be checked and rpmbuild runs with --nodeps.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+tree='' plugindir='' outdir=$PWD/rpmbuild version=''
+usage() {
+	sed -n '5,17s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+	exit 2
+}
+while (($#)); do
+	case $1 in
+	--slurm-src) tree=${2:?}; shift 2 ;;
+	--plugindir) plugindir=${2:?}; shift 2 ;;
+	--outdir) outdir=${2:?}; shift 2 ;;
+	-h | --help) usage ;;
+	-*) usage ;;
+	*) [[ -z $version ]] || usage; version=$1; shift ;;
+	esac
+done
+[[ -n $version ]] || usage
+command -v rpmbuild >/dev/null || { echo "build-rpm.sh: rpmbuild not found (Debian: apt-get install rpm)" >&2; exit 1; }
+if [[ -z $tree ]]; then
+	tree=$("$root/scripts/slurm-source.sh" "$version" | tail -n 1)
+fi
+tree=$(cd "$tree" && pwd)
+
+mkdir -p "$outdir"
+outdir=$(cd "$outdir" && pwd)
+mkdir -p "$outdir"/{BUILD,BUILDROOT,RPMS,SOURCES,SPECS,SRPMS}
+"$root/packaging/source-tarball.sh" "$outdir/SOURCES" >/dev/null
+
+args=(--define "_topdir $outdir" --define "slurm_version $version"
+	--define "slurm_src $tree")
+[[ -z $plugindir ]] || args+=(--define "slurm_plugindir $plugindir")
+if [[ -z "$(rpm -qa 2>/dev/null | head -n 1)" ]]; then
+	echo "build-rpm.sh: empty RPM database (not an RPM system): rpmbuild --nodeps" >&2
+	args+=(--nodeps)
+fi
+log=$outdir/rpmbuild-$version.log
+if ! rpmbuild -ba "${args[@]}" "$here/soperator-metrics.spec" >"$log" 2>&1; then
+	echo "build-rpm.sh: rpmbuild failed; last lines of $log:" >&2
+	tail -n 40 "$log" >&2
+	exit 1
+fi
+# "Wrote: .../RPMS/x86_64/soperator-metrics-0.1.0-1.slurm22.05.8.x86_64.rpm"
+rpm=$(sed -n 's/^Wrote: \(.*\/RPMS\/.*\/soperator-metrics-[0-9][^/]*\.rpm\)$/\1/p' "$log" |
+	grep -v -e '-debuginfo-' -e '-debugsource-' | tail -n 1)
+[[ -n $rpm && -f $rpm ]] || { echo "build-rpm.sh: no binary RPM in $log" >&2; exit 1; }
+sed -n 's/^Wrote: //p' "$log" >&2
+echo "$rpm"
