@@ -143,6 +143,7 @@ void Collector::StartTick(bool synchronous) {
     return;
   }
   auto tick = std::make_shared<Tick>();
+  tick->epoch = epoch_.load();
   tick->start = options_.monotonic_now();
   std::vector<Task> tasks;
   {
@@ -195,7 +196,8 @@ void Collector::RunTask(const Task& task) {
   if (failed) {
     LogError(std::string("collector ") + name + " failed: " +
              (error.empty() ? "no data" : error));
-  } else if (!Apply(task.sub, task.sequence, std::move(result))) {
+  } else if (!Apply(task.sub, task.sequence, task.tick->epoch,
+                    std::move(result))) {
     LogDebug(std::string("collector ") + name + ": stale result dropped");
   }
   // Soperator's duration covers the fetch and the state update.
@@ -219,12 +221,15 @@ void Collector::RunTask(const Task& task) {
   }
   if (tick_done) {
     monitoring_.CollectionFinished(tick_seconds, tick_failed);
-    RenderAll();
+    RenderAll(task.tick->epoch);
   }
 }
 
-bool Collector::Apply(int sub, uint64_t sequence, std::shared_ptr<void> result) {
+bool Collector::Apply(int sub, uint64_t sequence, uint64_t epoch,
+                      std::shared_ptr<void> result) {
   std::lock_guard lock(apply_mu_);
+  // Collected before this controller went to standby: stale now.
+  if (epoch != epoch_.load()) return false;
   SubCollector& s = subs_[sub];
   // Only possible with max_inflight > 1: an older run finishing last.
   if (sequence != 0 && sequence <= s.applied_sequence) return false;
@@ -247,7 +252,8 @@ bool Collector::Apply(int sub, uint64_t sequence, std::shared_ptr<void> result) 
   return true;
 }
 
-void Collector::RenderAll() {
+void Collector::RenderAll(uint64_t epoch) {
+  if (epoch != epoch_.load()) return;
   std::array<bool, kEndpointCount * 2> wanted, gzip;
   {
     std::lock_guard lock(mu_);
@@ -281,6 +287,9 @@ void Collector::RenderAll() {
     if (fresh[i] && gzip[i]) fresh[i]->gzipped();
   }
   std::lock_guard lock(mu_);
+  // Deactivate() bumps the epoch before it clears the bodies under mu_:
+  // either we see the bump here, or it clears what we publish.
+  if (epoch != epoch_.load()) return;
   for (size_t i = 0; i < fresh.size(); ++i) {
     if (fresh[i]) bodies_[i] = std::move(fresh[i]);
   }
@@ -315,18 +324,26 @@ std::shared_ptr<const Body> Collector::Get(Endpoint e, Format f, bool gzip) {
 }
 
 void Collector::Deactivate() {
+  bool was_active;
   {
     std::lock_guard lock(apply_mu_);
-    if (!active_) return;
-    active_ = false;
-    // A standby controller must not serve what it saw before: start over.
-    state_ = {};
-    history_ = NodeHistory(options_.monotonic_now());
+    // At every inactive tick, not only the first: a tick started while
+    // active may still be collecting, and must neither apply nor publish.
+    ++epoch_;
+    was_active = active_;
+    if (was_active) {
+      active_ = false;
+      // A standby controller must not serve what it saw before: start over.
+      state_ = {};
+      history_ = NodeHistory(options_.monotonic_now());
+    }
   }
-  std::lock_guard lock(mu_);
-  bodies_.fill(nullptr);
-  ready_ = false;
-  LogInfo("controller not active: metrics cleared until it is");
+  {
+    std::lock_guard lock(mu_);
+    bodies_.fill(nullptr);
+    ready_ = false;
+  }
+  if (was_active) LogInfo("controller not active: metrics cleared until it is");
 }
 
 }  // namespace sm

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -88,6 +89,7 @@ class Collector {
     uint64_t applied_sequence = 0;
   };
   struct Tick {
+    uint64_t epoch = 0;  // epoch_ when the tick started
     double start = 0;
     int started = 0;
     int finished = 0;
@@ -103,10 +105,14 @@ class Collector {
   void WorkerLoop();
   void StartTick(bool synchronous);
   void RunTask(const Task& task);
-  // Applies a result under apply_mu_; false when stale.
-  bool Apply(int sub, uint64_t sequence, std::shared_ptr<void> result);
+  // Applies a result under apply_mu_; false when stale (an older sequence,
+  // or a tick started before the last Deactivate()).
+  bool Apply(int sub, uint64_t sequence, uint64_t epoch,
+             std::shared_ptr<void> result);
   void FinishTask(const Task& task, bool error);
-  void RenderAll();
+  // Renders and publishes every wanted body, unless Deactivate() ran since
+  // the tick of `epoch` started.
+  void RenderAll(uint64_t epoch);
   void Deactivate();
 
   Source& source_;
@@ -125,6 +131,9 @@ class Collector {
   ClusterState state_;
   NodeHistory history_;
   bool active_ = true;
+  // Bumped by every Deactivate(): results of ticks started before it (still
+  // running when the controller went to standby) are dropped, never served.
+  std::atomic<uint64_t> epoch_{0};
 
   // Published bodies by endpoint and format; nullptr = not rendered yet.
   std::array<std::shared_ptr<const Body>, kEndpointCount * 2> bodies_;

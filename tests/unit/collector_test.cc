@@ -202,6 +202,36 @@ TEST(Collector, InactiveControllerServesNothing) {
   EXPECT_EQ(c.Get(Endpoint::kSoperator, Format::kText)->text(), "");
 }
 
+// A backup that hands control back goes to standby while a collection it
+// started in control may still be running (a lock wait, an RPC timing out
+// against the returning primary): what that collection brings back must
+// not be applied, rendered or served.
+TEST(Collector, ResultFromBeforeStandbyIsNotServed) {
+  FakeSource src;
+  src.block = true;
+  SelfMonitoring mon;
+  CollectorOptions o = Options();
+  o.interval = 1h;  // ticks only when we ask
+  Collector c(src, o, mon);
+  c.Start();  // tick 1: jobs and diag finish, nodes blocks
+  src.WaitEntered(1);
+  src.active = false;
+  c.CollectOnce();  // the next tick finds the controller in standby
+  EXPECT_FALSE(c.Ready());
+  src.Release();  // tick 1's nodes collection completes only now
+  c.Stop();
+  EXPECT_FALSE(c.Ready());
+  EXPECT_EQ(c.Get(Endpoint::kSoperator, Format::kText)->text(), "");
+  // Back in control: collections are applied again.
+  src.active = true;
+  c.CollectOnce();
+  EXPECT_TRUE(c.Ready());
+  EXPECT_EQ(Samples(c.Get(Endpoint::kSoperator, Format::kText)->text(),
+                    "slurm_node_cpus_total")
+                .size(),
+            1u);
+}
+
 TEST(Collector, RendersOpenMetricsOnDemand) {
   FakeSource src;
   SelfMonitoring mon;
