@@ -26,6 +26,8 @@ packages=(
 	prometheus victoria-metrics python3 python3-prometheus-client curl
 	# benchmarks and packaging
 	wrk hyperfine valgrind rpm rpmlint iproute2
+	# packaging tests: .deb checks, rpm2cpio's archive, example YAML
+	lintian cpio python3-yaml
 )
 install_missing "${packages[@]}"
 echo "install-deps.sh: all dependencies present" >&2

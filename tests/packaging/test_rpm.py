@@ -1,0 +1,129 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""The RPM for one Slurm release: packaging/rpm/build-rpm.sh runs rpmbuild
+(Debian's rpm package) on packaging/rpm/soperator-metrics.spec; then
+
+- rpmlint, with the accepted findings of soperator-metrics.rpmlintrc,
+  reports no error and no warning on the binary RPM, the SRPM and the spec;
+- the name, version and release carry the Slurm release;
+- `rpm -qlp`: exactly the two carriers in /usr/lib64/slurm, the example
+  config (%config(noreplace)), the docs and COPYING;
+- `rpm -qp --requires`: slurm-slurmctld = VERSION, and no other Slurm
+  package; `--provides`: the package only, no shared-library capabilities
+  for the carriers;
+- the packaged carriers report plugin_version == SLURM_VERSION_NUMBER of
+  the tree and the expected plugin_type.
+
+usage: test_rpm.py SLURM_VERSION SLURM_SRC OUTDIR
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import ROOT, plugin_version, run, skip, version_number, version_string  # noqa: E402
+
+NAME = "soperator-metrics"
+PLUGINDIR = "/usr/lib64/slurm"
+RPMDIR = os.path.join(ROOT, "packaging", "rpm")
+
+
+def project_version():
+    with open(os.path.join(ROOT, "meson.build")) as f:
+        return re.search(r"^  version: '([^']+)',$", f.read(), re.M).group(1)
+
+
+def q(rpm, *args):
+    return run("rpm", "-qp", *args, rpm).strip()
+
+
+def main():
+    version, tree, outdir = sys.argv[1], sys.argv[2], sys.argv[3]
+    for tool in ("rpmbuild", "rpmlint", "rpm2cpio", "cpio"):
+        if not shutil.which(tool):
+            skip(f"{tool} not installed")
+    shutil.rmtree(outdir, ignore_errors=True)
+    rpm = run(os.path.join(RPMDIR, "build-rpm.sh"), "--slurm-src", tree, "--outdir", outdir,
+              version).strip().splitlines()[-1]
+    srpms = [os.path.join(outdir, "SRPMS", f) for f in os.listdir(os.path.join(outdir, "SRPMS"))]
+    assert len(srpms) == 1, srpms
+    print(f"built {rpm}\n      {srpms[0]}")
+
+    # rpmlint: the accepted findings are filtered by the rpmlintrc, each
+    # with its reason; anything else is a failure.
+    lint = run("rpmlint", "-r", os.path.join(RPMDIR, "soperator-metrics.rpmlintrc"),
+               rpm, srpms[0], os.path.join(RPMDIR, "soperator-metrics.spec"), check=False)
+    summary = [line for line in lint.splitlines() if "packages and" in line and "checked" in line]
+    print("rpmlint:", summary[-1].strip() if summary else lint)
+    m = re.search(r"(\d+) errors, (\d+) warnings", lint)
+    assert m, lint
+    assert (m.group(1), m.group(2)) == ("0", "0"), lint
+
+    pv = project_version()
+    nvr = q(rpm, "--qf", "%{NAME} %{VERSION} %{RELEASE} %{ARCH} %{LICENSE}")
+    name, ver, rel, arch, lic = nvr.split()
+    assert (name, ver) == (NAME, pv), nvr
+    assert rel.startswith("1.slurm" + version), f"release {rel} does not carry Slurm {version}"
+    assert lic == "GPL-2.0-or-later", lic
+    print(f"ok: {name}-{ver}-{rel}.{arch}")
+
+    # Files.
+    files = set(q(rpm, "-l").splitlines())
+    build_ids = {f for f in files if f.startswith("/usr/lib/.build-id")}
+    doc = f"/usr/share/doc/{NAME}"
+    want = {f"{PLUGINDIR}/job_submit_soperator.so", f"{PLUGINDIR}/metrics_soperator.so",
+            "/etc/slurm/soperator_metrics.conf",
+            doc, f"{doc}/README.md", f"{doc}/examples",
+            f"/usr/share/licenses/{NAME}", f"/usr/share/licenses/{NAME}/COPYING"}
+    want |= {f"{doc}/{n}" for n in os.listdir(os.path.join(ROOT, "docs")) if n.endswith(".md")}
+    want |= {f"{doc}/examples/{n}" for n in os.listdir(os.path.join(ROOT, "docs", "examples"))}
+    got = files - build_ids
+    assert got == want, f"rpm -qlp:\n+ {sorted(got - want)}\n- {sorted(want - got)}"
+    flags = {}
+    for line in q(rpm, "--qf", "[%{FILEFLAGS:fflags} %{FILEMODES:perms} %{FILENAMES}\n]").splitlines():
+        parts = line.split()
+        f, mode = parts[-1], parts[-2]
+        flags[f] = (parts[0] if len(parts) == 3 else "", mode)
+    assert flags["/etc/slurm/soperator_metrics.conf"] == ("cn", "-rw-r--r--"), \
+        flags["/etc/slurm/soperator_metrics.conf"]
+    for so in ("job_submit_soperator.so", "metrics_soperator.so"):
+        assert flags[f"{PLUGINDIR}/{so}"][1] == "-rwxr-xr-x", flags[f"{PLUGINDIR}/{so}"]
+    print(f"ok: rpm -qlp: {len(got)} files ({len(build_ids)} build-id links), "
+          "soperator_metrics.conf %config(noreplace)")
+
+    # Dependencies.
+    requires = q(rpm, "--requires").splitlines()
+    slurm = [r for r in requires if "slurm" in r and not r.startswith(f"config({NAME})")]
+    assert slurm == [f"slurm-slurmctld = {version}"], f"Slurm requirements: {slurm}"
+    assert "libcivetweb.so.1()(64bit)" in requires, requires
+    provides = set(q(rpm, "--provides").splitlines())
+    evr = f"{ver}-{rel}"
+    want_provides = {f"{NAME} = {evr}", f"{NAME}({arch.replace('_', '-')}) = {evr}",
+                     f"config({NAME}) = {evr}"}
+    assert provides == want_provides, f"provides: {sorted(provides)}"
+    print(f"ok: Requires: slurm-slurmctld = {version} (+{len(requires) - 1} library/rpmlib)")
+    print(f"ok: Provides: {', '.join(sorted(provides))}")
+
+    # The carriers inside the package.
+    extract = os.path.join(outdir, "extract")
+    shutil.rmtree(extract, ignore_errors=True)
+    os.makedirs(extract)
+    cpio = subprocess.run(f"rpm2cpio '{rpm}' | cpio -idm --quiet", shell=True, cwd=extract)
+    assert cpio.returncode == 0
+    want_number = version_number(version)
+    for so, ptype in (("job_submit_soperator.so", "job_submit/soperator"),
+                      ("metrics_soperator.so", "metrics/soperator")):
+        path = extract + f"{PLUGINDIR}/{so}"
+        got_number = plugin_version(path)
+        assert got_number == want_number, \
+            f"{so}: plugin_version {version_string(got_number)}, Slurm {version}"
+        with open(path, "rb") as f:
+            assert ptype.encode() + b"\0" in f.read(), f"{so}: no plugin_type {ptype}"
+        print(f"ok: {so}: plugin_type {ptype}, plugin_version {hex(got_number)} = {version}")
+
+
+if __name__ == "__main__":
+    main()
