@@ -21,15 +21,18 @@ trap 'rm -f "$list"' EXIT
 cd "$root"
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 	# Deleted but still tracked files are listed too; keep what exists.
+	# deb-build/ and rpmbuild/ are build-deb.sh's and build-rpm.sh's default
+	# output directories.
 	git ls-files -z --cached --others --exclude-standard |
-		while IFS= read -r -d '' f; do [[ -f $f ]] && printf '%s\0' "$f"; done |
-		sort -zu >"$list"
+		while IFS= read -r -d '' f; do
+			if [[ -f $f && $f != deb-build/* && $f != rpmbuild/* ]]; then printf '%s\0' "$f"; fi
+		done | sort -zu >"$list"
 else
-	find . -path ./.git -prune -o -path './build*' -prune -o -type f -printf '%P\0' |
+	find . -path ./.git -prune -o -path './build*' -prune -o -path ./deb-build -prune \
+		-o -path ./rpmbuild -prune -o -type f -printf '%P\0' |
 		sort -z >"$list"
 fi
-# Fixed owner and mtime order-independent of the machine: reproducible
-# except for the files' own mtimes.
+# Owner and group fixed, so the tarball does not depend on who builds it.
 tar --null -T "$list" --transform "s,^,$name/," --owner=0 --group=0 --numeric-owner \
 	-czf "$out/$name.tar.gz"
 echo "$out/$name.tar.gz"

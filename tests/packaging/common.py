@@ -39,10 +39,19 @@ def run(*args, check=True, **kw):
 
 # ---------------------------------------------------------------- network
 
+# Ports handed out by this process: a port is free when we ask but not held,
+# so without this a listener could be given slurmctld's port.
+_handed_out = set()
+
+
 def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    while True:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            p = s.getsockname()[1]
+        if p not in _handed_out:
+            _handed_out.add(p)
+            return p
 
 
 def port_free(p):
@@ -58,7 +67,9 @@ def port_base():
     """slurmctld's port; slurmd takes +1 and the ghost nodes +84."""
     for _ in range(100):
         p = free_port()
-        if 1024 < p < 60000 and all(port_free(p + i) for i in (0, 1, 84)):
+        ports = {p, p + 1, p + 84}
+        if 1024 < p < 60000 and not (ports - {p}) & _handed_out and all(map(port_free, ports)):
+            _handed_out.update(ports)
             return p
     raise RuntimeError("no free port range")
 
