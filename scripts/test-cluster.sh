@@ -468,7 +468,10 @@ cmd_stop() {
 	if is_ours "$c" slurmctld "$conf"; then
 		# Cancel first: slurmstepd outlives slurmd, and a job killed by its
 		# own slurmstepd ends cleanly instead of being orphaned.
-		timeout 20 "$bin/scancel" --user=root >/dev/null 2>&1 || true
+		# Every user's jobs, not only root's: a job of another user would
+		# leave its slurmstepd and processes behind.
+		timeout 20 "$bin/squeue" -h -o %A 2>/dev/null | sort -u |
+			xargs -r timeout 20 "$bin/scancel" >/dev/null 2>&1 || true
 		if is_ours "$d" slurmd "$conf"; then
 			end=$((SECONDS + 10))
 			while ((SECONDS < end)); do
