@@ -77,8 +77,15 @@ void Collector::Start(bool ticker) {
   BlockAllSignals blocked;
   const int workers = kSubCollectors * options_.max_inflight;
   for (int i = 0; i < workers; ++i)
-    threads_.emplace_back([this] { WorkerLoop(); });
-  if (ticker) threads_.emplace_back([this] { TickerLoop(); });
+    threads_.emplace_back([this] {
+      NameThisThread("sm-collector");
+      WorkerLoop();
+    });
+  if (ticker)
+    threads_.emplace_back([this] {
+      NameThisThread("sm-ticker");
+      TickerLoop();
+    });
 }
 
 void Collector::Stop() {

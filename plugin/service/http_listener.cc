@@ -136,7 +136,10 @@ void HttpListener::Start() {
   LogError(name_ + ": cannot listen on " + ports_ +
            " (port in use?); retrying every 2s in the background");
   BlockAllSignals blocked;
-  bind_thread_ = std::thread([this] { BindLoop(); });
+  bind_thread_ = std::thread([this] {
+    NameThisThread("sm-http-bind");
+    BindLoop();
+  });
 }
 
 void HttpListener::BindLoop() {
