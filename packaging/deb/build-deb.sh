@@ -100,7 +100,7 @@ setup=(--prefix=/usr --libdir="lib/$multiarch" --sysconfdir=/etc --buildtype=pla
 	--wrap-mode=nodownload -Dtests=disabled -Dbench=disabled
 	-Dslurm_src="$tree" -Dslurm_plugindir="$plugindir")
 if [[ -f $build/build.ninja ]]; then
-	run meson setup --reconfigure "$build" "${setup[@]}"
+	run meson setup --reconfigure "$build" "$root" "${setup[@]}"
 else
 	run meson setup "$build" "$root" "${setup[@]}"
 fi

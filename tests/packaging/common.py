@@ -156,9 +156,19 @@ class Cluster:
         self.env = None
 
     def start(self, check=True):
-        """Starts the cluster; returns test-cluster.sh's exit status."""
+        """Starts the cluster; returns test-cluster.sh's exit status. With
+        check, a failed start is retried once on other ports (the machine is
+        shared: a port found free may be taken before slurmd binds it), then
+        raises."""
         r = subprocess.run(self.args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         self.start_output = r.stdout.decode(errors="replace")
+        if check and r.returncode != 0:
+            print(f"test-cluster.sh start failed, retrying on other ports:\n{self.start_output}")
+            self.stop()
+            i = self.args.index("--port-base")
+            self.args[i + 1] = str(port_base())
+            r = subprocess.run(self.args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            self.start_output = r.stdout.decode(errors="replace")
         if check and r.returncode != 0:
             raise AssertionError(f"test-cluster.sh start failed:\n{self.start_output}")
         if r.returncode == 0:

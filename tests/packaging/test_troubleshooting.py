@@ -199,7 +199,9 @@ def main():
                 continue
             missing = [l for l in blocks[name] if normalise(l) not in lines]
             if missing:
-                failures.append(f"{name}: quoted but not logged:\n    " + "\n    ".join(missing))
+                tail = [l for l in log.splitlines() if l.strip()][-25:]
+                failures.append(f"{name}: quoted but not logged:\n    " + "\n    ".join(missing)
+                                + "\n  the log ends with:\n    " + "\n    ".join(tail))
             print(f"{'ok' if not missing else 'FAIL'}: {name}: {len(blocks[name]) - len(missing)}"
                   f"/{len(blocks[name])} quoted lines in the real log ({time.time() - t0:.0f}s)")
     finally:
