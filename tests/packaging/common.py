@@ -224,6 +224,46 @@ class Cluster:
     def stop(self):
         subprocess.run([os.path.join(SCRIPTS, "test-cluster.sh"), "stop", self.cdir],
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self._kill_leftovers()
+
+    def _leftovers(self):
+        """slurmctld/slurmd processes of this cluster that test-cluster.sh
+        lost track of (its start can mistake a daemon still being exec'ed
+        for a dead one and then forget its PID): matched by the cluster's
+        own slurm.conf on their command line."""
+        conf = os.path.join(self.cdir, "etc", "slurm.conf")
+        pids = []
+        for d in os.listdir("/proc"):
+            if not d.isdigit():
+                continue
+            try:
+                with open(f"/proc/{d}/comm") as f:
+                    comm = f.read().strip()
+                with open(f"/proc/{d}/cmdline", "rb") as f:
+                    args = f.read().split(b"\0")
+            except OSError:
+                continue
+            if comm in ("slurmctld", "slurmd") and conf.encode() in args:
+                pids.append(int(d))
+        return pids
+
+    def _kill_leftovers(self):
+        pids = self._leftovers()
+        if not pids:
+            return
+        print(f"stopping daemons test-cluster.sh lost track of: {pids}")
+        for sig, wait in ((signal.SIGTERM, 15), (signal.SIGKILL, 5)):
+            for pid in pids:
+                try:
+                    os.kill(pid, sig)
+                except ProcessLookupError:
+                    pass
+            deadline = time.time() + wait
+            while time.time() < deadline and self._leftovers():
+                time.sleep(0.2)
+            pids = self._leftovers()
+            if not pids:
+                return
 
     def cleanup(self):
         self.stop()

@@ -12,6 +12,7 @@ the package is purged and the machine is as before.
 usage: test_deb.py SLURM_VERSION SLURM_SRC OUTDIR
 """
 
+import fcntl
 import os
 import re
 import shutil
@@ -36,6 +37,10 @@ def main():
     version, tree, outdir = sys.argv[1], sys.argv[2], sys.argv[3]
     if os.geteuid() != 0:
         skip("installing a package needs root")
+    # One install at a time on this machine, whichever checkout or build
+    # directory runs the test.
+    lock = open("/run/lock/soperator-metrics-deb-test.lock", "w")
+    fcntl.flock(lock, fcntl.LOCK_EX)
     ctld = run("dpkg-query", "-W", "-f=${Version}", "slurmctld", check=False).strip()
     if not ctld.startswith(version + "-"):
         skip(f"Debian's slurmctld {version} is not installed (found {ctld or 'none'})")
