@@ -4,7 +4,8 @@
 # with rpmbuild, and prints the binary RPM's path (last line of stdout).
 #
 #   packaging/rpm/build-rpm.sh [--slurm-src TREE] [--plugindir DIR]
-#                              [--outdir DIR] SLURM_VERSION
+#                              [--outdir DIR] [--packager WHO] [--sign KEY]
+#                              SLURM_VERSION
 #
 #   TREE       configured source tree of exactly SLURM_VERSION (default:
 #              scripts/slurm-source.sh SLURM_VERSION, which fetches and
@@ -13,6 +14,10 @@
 #              i.e. %{_libdir}/slurm, as Slurm's own RPMs use)
 #   --outdir   where rpmbuild's tree goes (default ./rpmbuild); the RPMs end
 #              up in OUTDIR/RPMS/<arch>/ and OUTDIR/SRPMS/
+#   --packager the Packager header, "Name <email>" (default: $RPM_PACKAGER,
+#              else the project's maintainers)
+#   --sign     sign both RPMs with this GnuPG key (rpmsign --addsign; the
+#              key must be in gpg's keyring, $GNUPGHOME if set)
 #
 # On a machine whose RPM database holds no packages (Debian with the rpm
 # package), BuildRequires cannot be checked and rpmbuild runs with --nodeps.
@@ -20,9 +25,10 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
-tree='' plugindir='' outdir=$PWD/rpmbuild version=''
+tree='' plugindir='' outdir=$PWD/rpmbuild version='' sign=''
+packager=${RPM_PACKAGER:-soperator-metrics maintainers <maintainers@users.noreply.a-seed-a1b08ef0.example>}
 usage() {
-	sed -n '5,17s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+	sed -n '5,22s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
 	exit 2
 }
 while (($#)); do
@@ -30,6 +36,8 @@ while (($#)); do
 	--slurm-src) tree=${2:?}; shift 2 ;;
 	--plugindir) plugindir=${2:?}; shift 2 ;;
 	--outdir) outdir=${2:?}; shift 2 ;;
+	--packager) packager=${2:?}; shift 2 ;;
+	--sign) sign=${2:?}; shift 2 ;;
 	-h | --help) usage ;;
 	-*) usage ;;
 	*) [[ -z $version ]] || usage; version=$1; shift ;;
@@ -47,8 +55,9 @@ outdir=$(cd "$outdir" && pwd)
 mkdir -p "$outdir"/{BUILD,BUILDROOT,RPMS,SOURCES,SPECS,SRPMS}
 "$root/packaging/source-tarball.sh" "$outdir/SOURCES" >/dev/null
 
+# Packager is the builder's to set, not the spec's (Fedora's guidelines).
 args=(--define "_topdir $outdir" --define "slurm_version $version"
-	--define "slurm_src $tree")
+	--define "slurm_src $tree" --define "packager $packager")
 [[ -z $plugindir ]] || args+=(--define "slurm_plugindir $plugindir")
 if [[ -z "$(rpm -qa 2>/dev/null | head -n 1)" ]]; then
 	echo "build-rpm.sh: empty RPM database (not an RPM system): rpmbuild --nodeps" >&2
@@ -64,5 +73,15 @@ fi
 rpm=$(sed -n 's/^Wrote: \(.*\/RPMS\/.*\/soperator-metrics-[0-9][^/]*\.rpm\)$/\1/p' "$log" |
 	grep -v -e '-debuginfo-' -e '-debugsource-' | tail -n 1)
 [[ -n $rpm && -f $rpm ]] || { echo "build-rpm.sh: no binary RPM in $log" >&2; exit 1; }
+if [[ -n $sign ]]; then
+	gpg=$(command -v gpg2 || command -v gpg) || { echo "build-rpm.sh: --sign needs gpg" >&2; exit 1; }
+	mapfile -t built < <(sed -n 's/^Wrote: //p' "$log")
+	if ! rpmsign --addsign --define "__gpg $gpg" --define "_gpg_name $sign" "${built[@]}" \
+		>>"$log" 2>&1 </dev/null; then
+		echo "build-rpm.sh: rpmsign failed; last lines of $log:" >&2
+		tail -n 20 "$log" >&2
+		exit 1
+	fi
+fi
 sed -n 's/^Wrote: //p' "$log" >&2
 echo "$rpm"

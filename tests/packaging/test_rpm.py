@@ -3,7 +3,8 @@
 """The RPM for one Slurm release: packaging/rpm/build-rpm.sh runs rpmbuild
 (Debian's rpm package) on packaging/rpm/soperator-metrics.spec; then
 
-- rpmlint, with the accepted findings of soperator-metrics.rpmlintrc,
+- both RPMs are signed (with a throwaway key of the test's) and verify;
+- rpmlint, with the accepted warnings of soperator-metrics.rpmlintrc,
   reports no error and no warning on the binary RPM, the SRPM and the spec;
 - the name, version and release carry the Slurm release;
 - `rpm -qlp`: exactly the two carriers in /usr/lib64/slurm, the example
@@ -27,6 +28,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import ROOT, plugin_version, run, skip, version_number, version_string  # noqa: E402
 
 NAME = "soperator-metrics"
+SIGNER = "soperator-metrics test signing key <signing-test@invalid>"
+PACKAGER = "soperator-metrics maintainers <maintainers@users.noreply.a-seed-a1b08ef0.example>"
 PLUGINDIR = "/usr/lib64/slurm"
 RPMDIR = os.path.join(ROOT, "packaging", "rpm")
 
@@ -37,25 +40,49 @@ def project_version():
 
 
 def q(rpm, *args):
-    return run("rpm", "-qp", *args, rpm).strip()
+    # --nosignature: the test's key is not in the machine's RPM database.
+    return run("rpm", "-qp", "--nosignature", *args, rpm).strip()
 
 
 def main():
     version, tree, outdir = sys.argv[1], sys.argv[2], sys.argv[3]
-    for tool in ("rpmbuild", "rpmlint", "rpm2cpio", "cpio"):
+    for tool in ("rpmbuild", "rpmlint", "rpm2cpio", "cpio", "rpmsign", "gpg"):
         if not shutil.which(tool):
             skip(f"{tool} not installed")
     shutil.rmtree(outdir, ignore_errors=True)
-    rpm = run(os.path.join(RPMDIR, "build-rpm.sh"), "--slurm-src", tree, "--outdir", outdir,
-              version).strip().splitlines()[-1]
+    os.makedirs(outdir)
+    # A signing key of the test's own, in a keyring and an RPM database of
+    # its own: the machine's are not touched.
+    gnupg = os.path.join(outdir, "gnupg")
+    os.makedirs(gnupg, mode=0o700)
+    env = dict(os.environ, GNUPGHOME=gnupg)
+    try:
+        run("gpg", "--batch", "--passphrase", "", "--quick-gen-key", SIGNER, "rsa2048", "sign",
+            "never", env=env)
+        rpm = run(os.path.join(RPMDIR, "build-rpm.sh"), "--slurm-src", tree, "--outdir", outdir,
+                  "--packager", PACKAGER, "--sign", SIGNER, version, env=env).strip().splitlines()[-1]
+        with open(os.path.join(outdir, "signer.asc"), "w") as f:
+            f.write(run("gpg", "--armor", "--export", SIGNER, env=env))
+    finally:
+        subprocess.run(["gpgconf", "--kill", "gpg-agent"], env=env, stderr=subprocess.DEVNULL)
     srpms = [os.path.join(outdir, "SRPMS", f) for f in os.listdir(os.path.join(outdir, "SRPMS"))]
     assert len(srpms) == 1, srpms
     print(f"built {rpm}\n      {srpms[0]}")
+    home = os.path.join(outdir, "home")
+    os.makedirs(os.path.join(home, "rpmdb"))
+    with open(os.path.join(home, ".rpmmacros"), "w") as f:
+        f.write(f"%_dbpath {home}/rpmdb\n")
+    run("rpmkeys", "--dbpath", f"{home}/rpmdb", "--import", os.path.join(outdir, "signer.asc"))
+    for p in (rpm, srpms[0]):
+        out = run("rpmkeys", "--dbpath", f"{home}/rpmdb", "--checksig", p)
+        assert out.strip().endswith("digests signatures OK"), out
+    print("ok: rpmkeys --checksig: digests signatures OK (RPM and SRPM)")
 
-    # rpmlint: the accepted findings are filtered by the rpmlintrc, each
-    # with its reason; anything else is a failure.
+    # rpmlint, with the test's key known: the accepted warnings are
+    # filtered by the rpmlintrc, each with its reason; anything else fails.
     lint = run("rpmlint", "-r", os.path.join(RPMDIR, "soperator-metrics.rpmlintrc"),
-               rpm, srpms[0], os.path.join(RPMDIR, "soperator-metrics.spec"), check=False)
+               rpm, srpms[0], os.path.join(RPMDIR, "soperator-metrics.spec"), check=False,
+               env=dict(os.environ, HOME=home))
     summary = [line for line in lint.splitlines() if "packages and" in line and "checked" in line]
     print("rpmlint:", summary[-1].strip() if summary else lint)
     m = re.search(r"(\d+) errors, (\d+) warnings", lint)
@@ -65,6 +92,7 @@ def main():
     pv = project_version()
     nvr = q(rpm, "--qf", "%{NAME} %{VERSION} %{RELEASE} %{ARCH} %{LICENSE}")
     name, ver, rel, arch, lic = nvr.split()
+    assert q(rpm, "--qf", "%{PACKAGER}") == PACKAGER
     assert (name, ver) == (NAME, pv), nvr
     assert rel.startswith("1.slurm" + version), f"release {rel} does not carry Slurm {version}"
     assert lic == "GPL-2.0-or-later", lic
