@@ -94,8 +94,9 @@ run() {
 }
 
 # Debian's hardening and optimisation flags, as dpkg-buildpackage sets them.
-export CXXFLAGS="$(dpkg-buildflags --get CXXFLAGS) $(dpkg-buildflags --get CPPFLAGS)"
-export LDFLAGS="$(dpkg-buildflags --get LDFLAGS)"
+CXXFLAGS="$(dpkg-buildflags --get CXXFLAGS) $(dpkg-buildflags --get CPPFLAGS)"
+LDFLAGS=$(dpkg-buildflags --get LDFLAGS)
+export CXXFLAGS LDFLAGS
 setup=(--prefix=/usr --libdir="lib/$multiarch" --sysconfdir=/etc --buildtype=plain
 	--wrap-mode=nodownload -Dtests=disabled -Dbench=disabled
 	-Dslurm_src="$tree" -Dslurm_plugindir="$plugindir")

@@ -104,7 +104,7 @@ def analyse(expr, where):
             continue
         if kind == "ident" and text == "label_values" and nxt[1] == "(":
             # label_values(metric{...}, label) or label_values(label)
-            depth, j, last_ident = 0, i + 1, None
+            depth, j = 0, i + 1
             while j < n:
                 t = toks[j][1]
                 depth += t == "("
