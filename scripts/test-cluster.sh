@@ -303,7 +303,14 @@ launch() {
 	shift
 	SLURM_CONF=$conf setsid "$sbin/$name" "$@" -f "$conf" \
 		</dev/null >>"$dir/log/$name.out" 2>&1 &
-	echo $! >"$dir/run/$name.pid"
+	local pid=$! end=$((SECONDS + 5))
+	echo "$pid" >"$dir/run/$name.pid"
+	# $! is the child before setsid has exec'd the daemon: until then its
+	# name is not the daemon's and is_ours() would call it dead.
+	while ((SECONDS < end)) && [[ -e /proc/$pid ]] &&
+		[[ "$(cat "/proc/$pid/comm" 2>/dev/null)" != "$name" ]]; do
+		sleep 0.05
+	done
 }
 
 dump_logs() {
