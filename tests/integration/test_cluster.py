@@ -128,48 +128,20 @@ class ClusterTest(unittest.TestCase):
         c.sbatch("-J", "bigmem", "--mem=1900", "--wrap", "true")
         wait_for("finished jobs", lambda: {json_state(j["job_state"]) for j in c.squeue_json()}
                  >= {"FAILED", "COMPLETED", "RUNNING", "PENDING"}, timeout=60)
-        expo = self.fresh()
-        jobs = c.squeue_json()
-        states = {json_state(j["job_state"]) for j in jobs}
-        self.assertTrue({"RUNNING", "PENDING", "FAILED", "COMPLETED"} <= states, states)
-        for j in jobs:
-            jid = str(j["job_id"])
-            labels, _ = one(expo, "slurm_job_info", job_id=jid)
-            st = json_state(j["job_state"])
-            self.assertEqual(labels["job_state"], st, jid)
-            self.assertEqual(labels["job_state_reason"], j["state_reason"], jid)
-            self.assertEqual(labels["slurm_partition"], j["partition"], jid)
-            self.assertEqual(labels["job_name"], j["name"], jid)
-            self.assertEqual(labels["user_name"], j["user_name"], jid)
-            self.assertEqual(labels["user_id"], str(j["user_id"]), jid)
-            self.assertEqual(labels["array_job_id"], str(json_number(j["array_job_id"])), jid)
-            task = json_number(j.get("array_task_id"))
-            self.assertEqual(labels["array_task_id"],
-                             str(task) if task is not None else j.get("array_task_string", ""),
-                             jid)
-            for key in ("submit_time", "start_time", "end_time"):
-                v = json_number(j[key])
-                self.assertEqual(labels[key], str(v) if v else "", f"{jid} {key}")
-            end = json_number(j["end_time"])
-            self.assertEqual(labels["finished_time"],
-                             str(end) if st in TERMINAL and end else "", jid)
-            text = c.job_text(jid)
-            self.assertEqual(labels["standard_output"], text.get("StdOut", ""), jid)
-            self.assertEqual(labels["standard_error"], text.get("StdErr", ""), jid)
-            # Soperator's selection: allocated TRES, requested TRES, cpus.
-            cpu = next((int(v) for v in (tres(j["tres_alloc_str"], "cpu"),
-                                         tres(j["tres_req_str"], "cpu")) if v and int(v) > 0),
-                       json_number(j["cpus"]))
-            self.assertEqual(one(expo, "slurm_job_cpus", job_id=jid)[1], cpu, jid)
-            mem = tres_mem_bytes(j["tres_alloc_str"]) or tres_mem_bytes(j["tres_req_str"])
-            if mem:
-                self.assertEqual(one(expo, "slurm_job_memory_bytes", job_id=jid)[1], mem, jid)
-            # One real node: a job that has nodes has exactly "vm", finished
-            # jobs included (Soperator keeps their edges).
-            edges = [l["node_name"] for l, _ in series(expo, "slurm_node_job", job_id=jid)]
-            self.assertEqual(edges, [j["nodes"]] if j.get("nodes") else [], jid)
-            if st == "RUNNING":
-                self.assertGreater(one(expo, "slurm_job_duration_seconds", job_id=jid)[1], 0)
+        # Jobs move while we look (an array task splits off under a new id
+        # when it starts): compare until one of our bodies and squeue agree.
+        last = []
+
+        def consistent():
+            nonlocal last
+            expo = self.fresh()
+            last = self.job_mismatches(expo, c.squeue_json())
+            return expo if not last else None
+        try:
+            expo = wait_for("our jobs to match squeue", consistent, timeout=60,
+                            interval=0)
+        except AssertionError:
+            self.fail("\n".join(last))
         running = one(expo, "slurm_job_info", job_name='run "quoted"')[0]
         self.assertEqual(running["user_mail"], "ops@example.org")
         self.assertTrue(running["standard_output"].endswith(
@@ -179,6 +151,64 @@ class ClusterTest(unittest.TestCase):
         meta = [l for l, _ in series(expo, "slurm_job_info", job_name="array")
                 if l["job_state"] == "PENDING"]
         self.assertTrue(meta and meta[0]["array_task_id"] not in ("", "0"), meta)
+
+    def job_mismatches(self, expo, jobs):
+        """Differences between our job families and squeue's view."""
+        out = []
+
+        def eq(got, want, what):
+            if got != want:
+                out.append(f"{what}: ours {got!r}, daemon {want!r}")
+        c = self.c
+        states = {json_state(j["job_state"]) for j in jobs}
+        if not {"RUNNING", "PENDING", "FAILED", "COMPLETED"} <= states:
+            out.append(f"job states so far: {states}")
+        for j in jobs:
+            jid = str(j["job_id"])
+            info = series(expo, "slurm_job_info", job_id=jid)
+            if len(info) != 1:
+                out.append(f"job {jid}: {len(info)} slurm_job_info series")
+                continue
+            labels = info[0][0]
+            st = json_state(j["job_state"])
+            eq(labels["job_state"], st, f"{jid} job_state")
+            eq(labels["job_state_reason"], j["state_reason"], f"{jid} reason")
+            eq(labels["slurm_partition"], j["partition"], f"{jid} partition")
+            eq(labels["job_name"], j["name"], f"{jid} name")
+            eq(labels["user_name"], j["user_name"], f"{jid} user_name")
+            eq(labels["user_id"], str(j["user_id"]), f"{jid} user_id")
+            eq(labels["array_job_id"], str(json_number(j["array_job_id"])),
+               f"{jid} array_job_id")
+            task = json_number(j.get("array_task_id"))
+            eq(labels["array_task_id"],
+               str(task) if task is not None else j.get("array_task_string", ""),
+               f"{jid} array_task_id")
+            for key in ("submit_time", "start_time", "end_time"):
+                v = json_number(j[key])
+                eq(labels[key], str(v) if v else "", f"{jid} {key}")
+            end = json_number(j["end_time"])
+            eq(labels["finished_time"], str(end) if st in TERMINAL and end else "",
+               f"{jid} finished_time")
+            text = c.job_text(jid)
+            eq(labels["standard_output"], text.get("StdOut", ""), f"{jid} stdout")
+            eq(labels["standard_error"], text.get("StdErr", ""), f"{jid} stderr")
+            # Soperator's selection: allocated TRES, requested TRES, cpus.
+            cpu = next((int(v) for v in (tres(j["tres_alloc_str"], "cpu"),
+                                         tres(j["tres_req_str"], "cpu")) if v and int(v) > 0),
+                       json_number(j["cpus"]))
+            got = series(expo, "slurm_job_cpus", job_id=jid)
+            eq([v for _, v in got], [cpu], f"{jid} cpus")
+            mem = tres_mem_bytes(j["tres_alloc_str"]) or tres_mem_bytes(j["tres_req_str"])
+            if mem:
+                got = series(expo, "slurm_job_memory_bytes", job_id=jid)
+                eq([v for _, v in got], [mem], f"{jid} memory")
+            # One real node: a job that has nodes has exactly "vm", finished
+            # jobs included (Soperator keeps their edges).
+            edges = [l["node_name"] for l, _ in series(expo, "slurm_node_job", job_id=jid)]
+            eq(edges, [j["nodes"]] if j.get("nodes") else [], f"{jid} edges")
+            if st == "RUNNING" and not series(expo, "slurm_job_duration_seconds", job_id=jid):
+                out.append(f"{jid}: running without a duration")
+        return out
 
     def test_04_allocated_node_matches_scontrol(self):
         expo = self.fresh()

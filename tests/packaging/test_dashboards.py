@@ -8,8 +8,8 @@ docs/metrics*.md for states a test cluster cannot reach, or listed as a gap
 in docs/scraping.md. Gaps listed there that are no longer gaps fail too.
 
 usage: test_dashboards.py VERSION PLUGIN_DIR [DASHBOARD_DIR]
-DASHBOARD_DIR defaults to $SM_SOPERATOR_DASHBOARDS, else
-../shared/reference/soperator-dashboards beside the checkout; absent: skip.
+DASHBOARD_DIR defaults to $SM_SOPERATOR_DASHBOARDS, else the copies in
+tests/fixtures/soperator-dashboards.
 """
 
 import glob
@@ -153,8 +153,7 @@ def main():
     version, plugin_dir = sys.argv[1], sys.argv[2]
     dash_dir = (sys.argv[3] if len(sys.argv) > 3 else
                 os.environ.get("SM_SOPERATOR_DASHBOARDS") or
-                os.path.join(os.path.dirname(ROOT), "shared", "reference",
-                             "soperator-dashboards"))
+                os.path.join(ROOT, "tests", "fixtures", "soperator-dashboards"))
     dashboards = sorted(glob.glob(os.path.join(dash_dir, "*.json")))
     if not dashboards:
         skip(f"no Soperator dashboards in {dash_dir}")
