@@ -213,54 +213,61 @@ def main():
             if time.time() > deadline:
                 raise SystemExit(f"cluster did not settle: {states}")
             time.sleep(0.5)
-        time.sleep(3)  # a few of the plugin's 1 s collections
-        live = urllib.request.urlopen(
-            f"http://127.0.0.1:{metrics_port}/metrics", timeout=30).read().decode()
-        # Dump right after, like an operator would.
-        if a.version.startswith("22.05"):
-            files = {"squeue.json": ["squeue", "--json"],
-                     "sinfo.json": ["sinfo", "--json"],
-                     "sdiag.txt": ["sdiag"]}
-        else:
-            # Since 23.02 squeue --json lists finished jobs only with
-            # --states=all; scontrol show jobs --json lists what slurmctld
-            # holds, as the plugin does. squeue's is kept as a sample only.
-            files = {"scontrol_show_jobs.json": ["scontrol", "show", "jobs", "--json"],
-                     "scontrol_show_nodes.json": ["scontrol", "show", "nodes", "--json"],
-                     "scontrol_show_partitions.json": ["scontrol", "show", "partitions", "--json"],
-                     "sdiag.json": ["sdiag", "--json"],
-                     "squeue.json": ["squeue", "--json"]}
-        paths = []
-        for name, cmd in files.items():
-            path = os.path.join(dumps, name)
-            with open(path, "w") as f:
-                f.write(run(cmd, env))
-            if name != "squeue.json" or a.version.startswith("22.05"):
-                paths.append(path)
-        if not a.version.startswith("22.05"):
-            paths_all = os.path.join(dumps, "squeue_states_all.json")
-            with open(paths_all, "w") as f:
-                f.write(run(["squeue", "--json", "--states=all"], env))
-            files["squeue_states_all.json"] = None
-        if a.keep_dumps:
-            os.makedirs(a.keep_dumps, exist_ok=True)
-            for name in files:
-                shutil.copy(os.path.join(dumps, name), a.keep_dumps)
-            with open(os.path.join(a.keep_dumps, "live_metrics.txt"), "w") as f:
-                f.write(live)
-        replay = subprocess.run([a.shim, "render", "--plugin", a.plugin] + paths,
-                                check=True, stdout=subprocess.PIPE, text=True).stdout
-        problems, compared = compare(live, replay)
-        if problems:
-            log(f"{len(problems)} difference(s) between the live plugin and the replay:")
+        # The scrape and the dumps are moments apart and slurmctld keeps
+        # scheduling: a job starting in between is a difference that is not
+        # ours. Up to three tries; one must agree series for series.
+        for attempt in range(1, 4):
+            time.sleep(3)  # a few of the plugin's 1 s collections
+            live = urllib.request.urlopen(
+                f"http://127.0.0.1:{metrics_port}/metrics", timeout=30).read().decode()
+            # Dump right after, like an operator would.
+            if a.version.startswith("22.05"):
+                files = {"squeue.json": ["squeue", "--json"],
+                         "sinfo.json": ["sinfo", "--json"],
+                         "sdiag.txt": ["sdiag"]}
+            else:
+                # Since 23.02 squeue --json lists finished jobs only with
+                # --states=all; scontrol show jobs --json lists what slurmctld
+                # holds, as the plugin does. squeue's is kept as a sample only.
+                files = {"scontrol_show_jobs.json": ["scontrol", "show", "jobs", "--json"],
+                         "scontrol_show_nodes.json": ["scontrol", "show", "nodes", "--json"],
+                         "scontrol_show_partitions.json": ["scontrol", "show", "partitions", "--json"],
+                         "sdiag.json": ["sdiag", "--json"],
+                         "squeue.json": ["squeue", "--json"]}
+            paths = []
+            for name, cmd in files.items():
+                path = os.path.join(dumps, name)
+                with open(path, "w") as f:
+                    f.write(run(cmd, env))
+                if name != "squeue.json" or a.version.startswith("22.05"):
+                    paths.append(path)
+            if not a.version.startswith("22.05"):
+                paths_all = os.path.join(dumps, "squeue_states_all.json")
+                with open(paths_all, "w") as f:
+                    f.write(run(["squeue", "--json", "--states=all"], env))
+                files["squeue_states_all.json"] = None
+            if a.keep_dumps:
+                os.makedirs(a.keep_dumps, exist_ok=True)
+                for name in files:
+                    shutil.copy(os.path.join(dumps, name), a.keep_dumps)
+                with open(os.path.join(a.keep_dumps, "live_metrics.txt"), "w") as f:
+                    f.write(live)
+            replay = subprocess.run([a.shim, "render", "--plugin", a.plugin] + paths,
+                                    check=True, stdout=subprocess.PIPE, text=True).stdout
+            problems, compared = compare(live, replay)
+            if not problems:
+                break
+            log(f"try {attempt}: {len(problems)} difference(s) between the live "
+                "plugin and the replay:")
             for p in problems:
                 print("  " + p, file=sys.stderr)
-            with open(os.path.join(work, "live.txt"), "w") as f:
-                f.write(live)
-            with open(os.path.join(work, "replay.txt"), "w") as f:
-                f.write(replay)
-            log(f"kept {work}")
-            return 1
+            if attempt == 3:
+                with open(os.path.join(work, "live.txt"), "w") as f:
+                    f.write(live)
+                with open(os.path.join(work, "replay.txt"), "w") as f:
+                    f.write(replay)
+                log(f"kept {work}")
+                return 1
         log(f"{compared} series agree (Slurm {a.version})")
         ok = True
         return 0
