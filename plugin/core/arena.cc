@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "arena.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 
@@ -21,6 +22,16 @@ char* Arena::Allocate(size_t n) {
   cursor_ += n;
   left_ -= n;
   return p;
+}
+
+void Arena::Reserve(size_t n) {
+  if (n <= left_) return;
+  const size_t size = std::max(n, chunk_size_);
+  // make_unique<char[]> value-initialises: the zeroing touches every page.
+  chunks_.push_back(std::make_unique<char[]>(size));
+  bytes_reserved_ += size;
+  cursor_ = chunks_.back().get();
+  left_ = size;
 }
 
 std::string_view Arena::Store(std::string_view s) {

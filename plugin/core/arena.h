@@ -21,12 +21,18 @@ class Arena {
   Arena& operator=(Arena&&) = default;
 
   char* Allocate(size_t n);
+  // Makes the next `n` bytes of Store() calls come from memory allocated
+  // (and touched) now, so that copies made later, under slurmctld's locks,
+  // neither call malloc nor page-fault.
+  void Reserve(size_t n);
   std::string_view Store(std::string_view s);
   // NULL C strings become "" (Slurm uses NULL for "unset").
   std::string_view StoreCString(const char* s);
   std::string_view StoreInt(int64_t v);
 
   size_t bytes_reserved() const { return bytes_reserved_; }
+  // Reserved minus what the current chunk has left.
+  size_t bytes_used() const { return bytes_reserved_ - left_; }
 
  private:
   size_t chunk_size_;

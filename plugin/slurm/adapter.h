@@ -5,6 +5,7 @@
 // parts (name lookups, string formatting, derived states).
 #pragma once
 
+#include <atomic>
 #include <ctime>
 #include <functional>
 
@@ -34,6 +35,13 @@ class ControllerSource : public Source {
   int64_t Now() const { return unix_now_ ? unix_now_() : time(nullptr); }
 
   UserNames users_;
+  // Size of the last job copy, to allocate the next one before locking.
+  std::atomic<size_t> last_job_count_{0};
+  std::atomic<size_t> last_job_bytes_{0};
+  // Likewise for the node copy.
+  std::atomic<size_t> last_node_slots_{0};
+  std::atomic<size_t> last_node_members_{0};
+  std::atomic<size_t> last_node_bytes_{0};
   std::function<int64_t()> unix_now_;
 };
 

@@ -109,16 +109,50 @@ int64_t PackedCpus(job_record_t* job) {
   return d->min_cpus;
 }
 
+// _find_node_config(): the largest CPU and core counts of any node.
+void NodeConfigMax(int& max_cpus, int& max_cores) {
+  max_cpus = max_cores = -1;
+  node_record_t* node;
+  for (int i = 0; (node = next_node(&i)); ++i) {
+    if (!node->config_ptr) continue;
+    max_cpus = std::max<int>(max_cpus, node->config_ptr->cpus);
+    max_cores = std::max<int>(max_cores, node->config_ptr->cores);
+  }
+}
+
+// What every job's copy shares. The node maxima walk the node table, so
+// they are computed only for the first job that needs them (jobs whose
+// partition knows its own maxima, i.e. nearly all, never do).
+struct CopyContext {
+  time_t now;
+  int gpu_pos;
+  bool have_node_max = false;
+  int max_cpu_cnt = -1;
+  int max_core_cnt = -1;
+
+  void NodeMax(int& cpus, int& cores) {
+    if (!have_node_max) {
+      NodeConfigMax(max_cpu_cnt, max_core_cnt);
+      have_node_max = true;
+    }
+    cpus = max_cpu_cnt;
+    cores = max_core_cnt;
+  }
+};
+
 // NumNodes as _pack_default_job_details() reports it, estimate included.
-int64_t PackedNodes(job_record_t* job, int max_cpu_cnt, int max_core_cnt) {
+int64_t PackedNodes(job_record_t* job, CopyContext& ctx) {
   auto* d = job->details;
   if (!d) return job->node_cnt;
   if (IS_JOB_COMPLETING(job) && job->node_cnt) return job->node_cnt;
   if (job->total_nodes) return job->total_nodes;
   if (job->node_cnt_wag) return job->node_cnt_wag;
+  int max_cpu_cnt, max_core_cnt;
   if (job->part_ptr && job->part_ptr->max_cpu_cnt) {
     max_cpu_cnt = job->part_ptr->max_cpu_cnt;
     max_core_cnt = job->part_ptr->max_core_cnt;
+  } else {
+    ctx.NodeMax(max_cpu_cnt, max_core_cnt);
   }
   if (max_cpu_cnt < 1) max_cpu_cnt = 1;
   if (max_core_cnt < 1) max_core_cnt = 1;
@@ -140,17 +174,6 @@ int64_t PackedNodes(job_record_t* job, int max_cpu_cnt, int max_core_cnt) {
     min_nodes = (d->num_tasks + max_cpu_cnt - 1) / max_cpu_cnt;
   }
   return std::max(min_nodes, d->min_nodes);
-}
-
-// _find_node_config(): the largest CPU and core counts of any node.
-void NodeConfigMax(int& max_cpus, int& max_cores) {
-  max_cpus = max_cores = -1;
-  node_record_t* node;
-  for (int i = 0; (node = next_node(&i)); ++i) {
-    if (!node->config_ptr) continue;
-    max_cpus = std::max<int>(max_cpus, node->config_ptr->cpus);
-    max_cores = std::max<int>(max_cores, node->config_ptr->cores);
-  }
 }
 
 std::string_view StoreOwned(Arena& arena, char* xmalloced) {
@@ -186,6 +209,154 @@ std::string ExpandStdio(bool set, std::string_view pattern, const Job& j,
 }
 #endif
 
+// One job's fields, as pack_job() reports them; called under the job,
+// node, part, conf and fed read locks.
+void CopyJob(job_record_t* job, Job& j, Raw& r, Arena& arena, CopyContext& ctx) {
+  auto* d = job->details;
+  j.id = job->job_id;
+  j.name = arena.StoreCString(job->name);
+  j.state = MapBase(job->job_state);
+  j.flags = MapFlags(job->job_state);
+  r.state_reason = job->state_reason;
+  j.state_reason_id = job->state_reason;
+  j.part_ptr_name =
+      arena.StoreCString(job->part_ptr ? job->part_ptr->name : nullptr);
+  j.partition = arena.StoreCString(
+      !IS_JOB_PENDING(job) && job->part_ptr ? job->part_ptr->name
+                                            : job->partition);
+  r.user_id = job->user_id;
+  j.user_id = job->user_id;
+  const char* user = job->user_name;
+#if SM_SLURM_AT_LEAST(24, 5)
+  if (!user && job->id) user = job->id->pw_name;
+#endif
+  r.user_name = arena.StoreCString(user);
+  j.mail_user = arena.StoreCString(job->mail_user);
+  r.batch = job->batch_flag != 0;
+#ifdef SM_STDIO_EXPAND
+  r.restart_cnt = job->restart_cnt;
+  r.step_id = job->step_id;  // what pack_job() sends the client
+  r.batch_host = arena.StoreCString(job->batch_host);
+#endif
+  if (d) {
+    r.work_dir = arena.StoreCString(d->work_dir);
+    r.std_out = arena.StoreCString(d->std_out);
+    r.std_err = arena.StoreCString(d->std_err);
+#ifdef SM_STDIO_EXPAND
+    r.has_std_out = d->std_out != nullptr;
+    r.has_std_err = d->std_err != nullptr;
+#endif
+    j.submit_time = d->submit_time;
+    // memory_per_node is absent when the request is per CPU.
+    if (!(d->pn_min_memory & MEM_PER_CPU))
+      j.memory_per_node_mb = static_cast<int64_t>(d->pn_min_memory);
+    j.min_nodes = d->min_nodes;
+    j.max_nodes = d->max_nodes;
+  } else {
+    j.submit_time = 0;
+  }
+  // Only the allocated node list; a completing job shows the nodes it
+  // is still completing on.
+  if (IS_JOB_COMPLETING(job) && job->node_bitmap_cg)
+    j.nodes = StoreOwned(arena, bitmap2node_name(job->node_bitmap_cg));
+  else
+    j.nodes = arena.StoreCString(job->nodes);
+
+  j.array_job_id = job->array_job_id;
+  r.array_task_id = job->array_task_id;
+  if (job->array_task_id != NO_VAL) j.array_task_id = job->array_task_id;
+  if (job->array_recs) {
+    // Not build_array_str(): it writes to the job record.
+    if (job->array_recs->task_id_str) {
+      r.array_hex = arena.StoreCString(job->array_recs->task_id_str);
+    } else if (job->array_recs->task_id_bitmap) {
+      r.array_hex = StoreOwned(
+          arena, bit_fmt_hexmask(job->array_recs->task_id_bitmap));
+    }
+    r.array_max_tasks = job->array_recs->max_run_tasks;
+    j.array_pending_tasks = job->array_recs->task_cnt;
+  }
+
+  // Times as pack_job() reports them.
+  uint32_t time_limit = job->time_limit;
+  if (time_limit == NO_VAL && job->part_ptr)
+    time_limit = job->part_ptr->max_time;
+  const time_t begin = d ? d->begin_time : 0;
+  time_t start = 0, end = 0;
+  if (IS_JOB_STARTED(job)) {
+    start = job->start_time;
+    end = job->end_time;
+  } else if (job->start_time != 0) {
+    start = std::max<time_t>(job->start_time, ctx.now);
+    if (time_limit != NO_VAL)
+      end = std::max<time_t>(job->end_time, start + time_limit * 60);
+  } else if (begin > ctx.now) {
+    start = begin;
+    if (time_limit != NO_VAL)
+      end = std::max<time_t>(job->end_time, start + time_limit * 60);
+  }
+  j.start_time = start;
+  j.end_time = end;
+
+  j.tres_alloc = arena.StoreCString(job->tres_fmt_alloc_str);
+  j.tres_req = arena.StoreCString(job->tres_fmt_req_str);
+  j.cpus = PackedCpus(job);
+  j.node_count = PackedNodes(job, ctx);
+
+  // For the native families.
+  j.account = arena.StoreCString(job->account);
+  j.held = job->priority == 0 && IS_JOB_PENDING(job);
+  j.cpus_alloc = job->total_cpus;  // what statistics.c counts
+  if (job->tres_alloc_cnt) {
+    j.memory_alloc_mb =
+        static_cast<int64_t>(job->tres_alloc_cnt[TRES_ARRAY_MEM]);
+    if (ctx.gpu_pos >= 0)
+      j.gpus_alloc = static_cast<int64_t>(job->tres_alloc_cnt[ctx.gpu_pos]);
+  }
+  if (IS_JOB_RUNNING(job) || IS_JOB_SUSPENDED(job))
+    ForEachSetBit(job->node_bitmap,
+                  [&](uint32_t slot) { j.node_indices.push_back(slot); });
+}
+
+// Job records (about 1 KB each) and what they point to are scattered over
+// slurmctld's heap: copying 50,000 of them is bound by memory latency, not
+// by the work per job. The copy loop asks for the record's cache lines a
+// few jobs ahead, then, once the record is in, for the details and strings
+// it points to, so that the misses of several jobs overlap.
+inline void PrefetchRecord(const job_record_t* job) {
+  __builtin_prefetch(&job->account);
+  __builtin_prefetch(&job->batch_flag);
+  __builtin_prefetch(&job->cpu_cnt);
+  __builtin_prefetch(&job->details);
+  __builtin_prefetch(&job->job_id);
+  __builtin_prefetch(&job->job_state);
+  __builtin_prefetch(&job->name);
+  __builtin_prefetch(&job->node_bitmap);
+  __builtin_prefetch(&job->part_ptr);
+  __builtin_prefetch(&job->priority);
+  __builtin_prefetch(&job->start_time);
+  __builtin_prefetch(&job->time_limit);
+  __builtin_prefetch(&job->tres_fmt_req_str);
+  __builtin_prefetch(&job->user_name);
+}
+
+inline void PrefetchReferenced(const job_record_t* job) {
+  if (const auto* d = job->details) {
+    __builtin_prefetch(&d->work_dir);
+    __builtin_prefetch(&d->submit_time);
+    __builtin_prefetch(d->work_dir);
+    __builtin_prefetch(d->std_out);
+    __builtin_prefetch(d->std_err);
+  }
+  __builtin_prefetch(job->name);
+  __builtin_prefetch(job->partition);
+  __builtin_prefetch(job->user_name);
+  __builtin_prefetch(job->mail_user);
+  __builtin_prefetch(job->account);
+  __builtin_prefetch(job->tres_fmt_req_str);
+  __builtin_prefetch(job->tres_fmt_alloc_str);
+}
+
 }  // namespace
 
 std::shared_ptr<JobSnapshot> ControllerSource::CollectJobs(LockTiming& timing,
@@ -193,138 +364,75 @@ std::shared_ptr<JobSnapshot> ControllerSource::CollectJobs(LockTiming& timing,
   auto snap = std::make_shared<JobSnapshot>();
   Arena& arena = snap->arena;
   std::vector<Raw> raws;
-  const int gpu_pos = GpuTresPosition();
-  {
-    slurmctld_lock_t locks = {};
-    locks.conf = READ_LOCK;
-    locks.job = READ_LOCK;
-    locks.node = READ_LOCK;  // node_bitmap_cg names, node config maxima
-    locks.part = READ_LOCK;
-    locks.fed = READ_LOCK;
-    TimedLock lock(locks, timing);
-    if (!job_list) {
-      error = "job list not loaded yet";
-      return nullptr;
-    }
-    int max_cpu_cnt, max_core_cnt;
-    NodeConfigMax(max_cpu_cnt, max_core_cnt);
-    const time_t now = Now();
-    const size_t count = static_cast<size_t>(list_count(job_list));
-    snap->jobs.reserve(count);
-    raws.reserve(count);
-
-    ForEachRecord(job_list, [&](void* x) {
-      auto* job = static_cast<job_record_t*>(x);
-      auto* d = job->details;
-      Job j;
-      Raw r{};
-      j.id = job->job_id;
-      j.name = arena.StoreCString(job->name);
-      j.state = MapBase(job->job_state);
-      j.flags = MapFlags(job->job_state);
-      r.state_reason = job->state_reason;
-      j.state_reason_id = job->state_reason;
-      j.part_ptr_name =
-          arena.StoreCString(job->part_ptr ? job->part_ptr->name : nullptr);
-      j.partition = arena.StoreCString(
-          !IS_JOB_PENDING(job) && job->part_ptr ? job->part_ptr->name
-                                                : job->partition);
-      r.user_id = job->user_id;
-      j.user_id = job->user_id;
-      const char* user = job->user_name;
-#if SM_SLURM_AT_LEAST(24, 5)
-      if (!user && job->id) user = job->id->pw_name;
-#endif
-      r.user_name = arena.StoreCString(user);
-      j.mail_user = arena.StoreCString(job->mail_user);
-      r.batch = job->batch_flag != 0;
-#ifdef SM_STDIO_EXPAND
-      r.restart_cnt = job->restart_cnt;
-      r.step_id = job->step_id;  // what pack_job() sends the client
-      r.batch_host = arena.StoreCString(job->batch_host);
-#endif
-      if (d) {
-        r.work_dir = arena.StoreCString(d->work_dir);
-        r.std_out = arena.StoreCString(d->std_out);
-        r.std_err = arena.StoreCString(d->std_err);
-#ifdef SM_STDIO_EXPAND
-        r.has_std_out = d->std_out != nullptr;
-        r.has_std_err = d->std_err != nullptr;
-#endif
-        j.submit_time = d->submit_time;
-        // memory_per_node is absent when the request is per CPU.
-        if (!(d->pn_min_memory & MEM_PER_CPU))
-          j.memory_per_node_mb = static_cast<int64_t>(d->pn_min_memory);
-        j.min_nodes = d->min_nodes;
-        j.max_nodes = d->max_nodes;
-      } else {
-        j.submit_time = 0;
-      }
-      // Only the allocated node list; a completing job shows the nodes it
-      // is still completing on.
-      if (IS_JOB_COMPLETING(job) && job->node_bitmap_cg)
-        j.nodes = StoreOwned(arena, bitmap2node_name(job->node_bitmap_cg));
-      else
-        j.nodes = arena.StoreCString(job->nodes);
-
-      j.array_job_id = job->array_job_id;
-      r.array_task_id = job->array_task_id;
-      if (job->array_task_id != NO_VAL) j.array_task_id = job->array_task_id;
-      if (job->array_recs) {
-        // Not build_array_str(): it writes to the job record.
-        if (job->array_recs->task_id_str) {
-          r.array_hex = arena.StoreCString(job->array_recs->task_id_str);
-        } else if (job->array_recs->task_id_bitmap) {
-          r.array_hex = StoreOwned(
-              arena, bit_fmt_hexmask(job->array_recs->task_id_bitmap));
-        }
-        r.array_max_tasks = job->array_recs->max_run_tasks;
-        j.array_pending_tasks = job->array_recs->task_cnt;
-      }
-
-      // Times as pack_job() reports them.
-      uint32_t time_limit = job->time_limit;
-      if (time_limit == NO_VAL && job->part_ptr)
-        time_limit = job->part_ptr->max_time;
-      const time_t begin = d ? d->begin_time : 0;
-      time_t start = 0, end = 0;
-      if (IS_JOB_STARTED(job)) {
-        start = job->start_time;
-        end = job->end_time;
-      } else if (job->start_time != 0) {
-        start = std::max<time_t>(job->start_time, now);
-        if (time_limit != NO_VAL)
-          end = std::max<time_t>(job->end_time, start + time_limit * 60);
-      } else if (begin > now) {
-        start = begin;
-        if (time_limit != NO_VAL)
-          end = std::max<time_t>(job->end_time, start + time_limit * 60);
-      }
-      j.start_time = start;
-      j.end_time = end;
-
-      j.tres_alloc = arena.StoreCString(job->tres_fmt_alloc_str);
-      j.tres_req = arena.StoreCString(job->tres_fmt_req_str);
-      j.cpus = PackedCpus(job);
-      j.node_count = PackedNodes(job, max_cpu_cnt, max_core_cnt);
-
-      // For the native families.
-      j.account = arena.StoreCString(job->account);
-      j.held = job->priority == 0 && IS_JOB_PENDING(job);
-      j.cpus_alloc = job->total_cpus;  // what statistics.c counts
-      if (job->tres_alloc_cnt) {
-        j.memory_alloc_mb =
-            static_cast<int64_t>(job->tres_alloc_cnt[TRES_ARRAY_MEM]);
-        if (gpu_pos >= 0)
-          j.gpus_alloc = static_cast<int64_t>(job->tres_alloc_cnt[gpu_pos]);
-      }
-      if (IS_JOB_RUNNING(job) || IS_JOB_SUSPENDED(job))
-        ForEachSetBit(job->node_bitmap,
-                      [&](uint32_t slot) { j.node_indices.push_back(slot); });
-      snap->jobs.push_back(std::move(j));
-      raws.push_back(r);
-    });
+  // Off-lock: room for last time's jobs and strings plus a margin,
+  // allocated and touched now, so that the copy under the locks neither
+  // calls malloc nor page-faults (unless the job count grew past it).
+  size_t slots = last_job_count_.load(std::memory_order_relaxed);
+  if (slots) {
+    slots += slots / 8 + 64;
+    snap->jobs.resize(slots);
+    raws.resize(slots);
+    arena.Reserve(last_job_bytes_.load(std::memory_order_relaxed) * 9 / 8);
   }
+  size_t count = 0;
+  CopyContext ctx{Now(), GpuTresPosition()};
+
+  // The jobs are copied in slices: the locks are released whenever a slice
+  // has held them for kSlice, so that a writer (a submit, the scheduler)
+  // never waits on us for longer than that. The list iterator survives
+  // the unlocks: list.c moves it past jobs removed meanwhile, and jobs
+  // added meanwhile are appended behind it. slurmctld never sorts or
+  // destroys job_list while running. A slice takes the same read locks.
+  constexpr auto kSlice = std::chrono::milliseconds(2);
+  constexpr int kBatch = 64;  // jobs taken from the list at a time
+  constexpr int kAhead = 8;   // prefetch distance, in jobs
+  SlurmListIterator it = nullptr;
+  struct IteratorGuard {
+    SlurmListIterator& it;
+    ~IteratorGuard() {
+      if (it) list_iterator_destroy(it);  // list.c locks the list itself
+    }
+  } guard{it};
+  slurmctld_lock_t locks = {};
+  locks.conf = READ_LOCK;
+  locks.job = READ_LOCK;
+  locks.node = READ_LOCK;  // node_bitmap_cg names, node config maxima
+  locks.part = READ_LOCK;
+  locks.fed = READ_LOCK;
+  for (bool more = true; more;) {
+    TimedLock lock(locks, timing);
+    if (!it) {
+      if (!job_list) {
+        error = "job list not loaded yet";
+        return nullptr;
+      }
+      it = list_iterator_create(job_list);
+    }
+    const auto deadline = lock.acquired() + kSlice;
+    do {
+      job_record_t* batch[kBatch];
+      int got = 0;
+      while (got < kBatch &&
+             (batch[got] = static_cast<job_record_t*>(list_next(it))))
+        ++got;
+      for (int i = 0; i < std::min(got, kAhead); ++i) PrefetchRecord(batch[i]);
+      for (int i = 0; i < got; ++i) {
+        if (i + kAhead < got) PrefetchRecord(batch[i + kAhead]);
+        if (i + kAhead / 2 < got) PrefetchReferenced(batch[i + kAhead / 2]);
+        if (count == snap->jobs.size()) {
+          snap->jobs.emplace_back();
+          raws.emplace_back();
+        }
+        CopyJob(batch[i], snap->jobs[count], raws[count], arena, ctx);
+        ++count;
+      }
+      more = got == kBatch;
+    } while (more && TimedLock::Clock::now() < deadline);
+  }
+  snap->jobs.resize(count);
+  raws.resize(count);
+  last_job_count_.store(count, std::memory_order_relaxed);
+  last_job_bytes_.store(arena.bytes_used(), std::memory_order_relaxed);
 
   // Off-lock: strings the clients compute.
   static std::mutex xlate_mu;  // xlate and reason tables are plain C

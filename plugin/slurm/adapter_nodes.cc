@@ -99,7 +99,13 @@ struct Allocation {
 };
 
 void SumJobAllocations(Allocation& a) {
-  ForEachRecord(job_list, [&](void* x) {
+  // Every job record is looked at for its state: prefetch a few ahead (see
+  // ForEachRecordPrefetched), the walk is memory-bound.
+  ForEachRecordPrefetched(job_list, [](void* x) {
+    auto* job = static_cast<const job_record_t*>(x);
+    __builtin_prefetch(&job->job_state);
+    __builtin_prefetch(&job->job_resrcs);
+  }, [&](void* x) {
     auto* job = static_cast<job_record_t*>(x);
     const bool running = IS_JOB_RUNNING(job);
     if ((!running && !IS_JOB_SUSPENDED(job)) || !job->job_resrcs) return;
@@ -132,9 +138,8 @@ void GpuCounts(node_record_t* node, Node& out) {
   });
 }
 
-// The fields every node record gets, listed or not.
-Node CopyNode(node_record_t* node, Arena& arena, int gpu_pos) {
-  Node n;
+// The fields every node record gets, listed or not; `n` is a fresh Node.
+void CopyNode(node_record_t* node, Arena& arena, int gpu_pos, Node& n) {
   n.name = arena.StoreCString(node->name);
   n.address = arena.StoreCString(node->comm_name);
   n.comment = arena.StoreCString(node->comment);
@@ -160,7 +165,18 @@ Node CopyNode(node_record_t* node, Arena& arena, int gpu_pos) {
   if (gpu_pos >= 0 && node->tres_cnt)
     n.gpus_tres = static_cast<int64_t>(node->tres_cnt[gpu_pos]);
   GpuCounts(node, n);
-  return n;
+}
+
+inline void PrefetchNode(const node_record_t* node) {
+  __builtin_prefetch(&node->name);
+  __builtin_prefetch(&node->comm_name);
+  __builtin_prefetch(&node->node_state);
+  __builtin_prefetch(&node->config_ptr);
+  __builtin_prefetch(&node->cpus_efctv);
+  __builtin_prefetch(&node->free_mem);
+  __builtin_prefetch(&node->tres_fmt_str);
+  __builtin_prefetch(&node->gres_list);
+  __builtin_prefetch(&node->reason);
 }
 
 // Hidden from clients that do not pass SHOW_FUTURE (slurmrestd does not).
@@ -206,11 +222,29 @@ std::shared_ptr<NodeSnapshot> ControllerSource::CollectNodes(
   Arena& arena = snap->arena;
   std::vector<Raw> raws;
   Allocation alloc;
-  // Partition and reservation membership by node slot.
-  std::vector<std::vector<std::string_view>> part_names;
+  // Partition membership as (partition, node slot) pairs in partition-list
+  // order; grouped by node off-lock. Reservation membership by node slot.
+  std::vector<std::pair<uint32_t, uint32_t>> members;
   std::vector<std::string_view> resv_names;
   std::vector<Partition> partitions;
   const int gpu_pos = GpuTresPosition();
+  // Off-lock: room for last time's nodes, memberships and strings,
+  // allocated and touched now, so that the copy under the locks neither
+  // calls malloc nor page-faults (unless the tables grew past it).
+  size_t slots = last_node_slots_.load(std::memory_order_relaxed);
+  size_t n_listed = 0;
+  if (slots) {
+    snap->nodes.resize(slots);
+    snap->unlisted_nodes.reserve(64);
+    raws.resize(slots);
+    alloc.cpus.assign(slots, 0);
+    alloc.memory_mb.assign(slots, 0);
+    resv_names.resize(slots);
+    members.resize(last_node_members_.load(std::memory_order_relaxed) + 64);
+    members.clear();  // capacity stays, pages touched
+    partitions.reserve(64);
+    arena.Reserve(last_node_bytes_.load(std::memory_order_relaxed) * 9 / 8);
+  }
   {
     slurmctld_lock_t locks = {};
     locks.conf = READ_LOCK;
@@ -218,39 +252,50 @@ std::shared_ptr<NodeSnapshot> ControllerSource::CollectNodes(
     locks.node = READ_LOCK;  // also protects resv_list
     locks.part = READ_LOCK;
     TimedLock lock(locks, timing);
-    const size_t slots = node_record_count > 0 ? node_record_count : 0;
-    if (slots == 0) {
+    const size_t count = node_record_count > 0 ? node_record_count : 0;
+    if (count == 0) {
       error = "node table not loaded yet";
       return nullptr;
     }
-    alloc.cpus.assign(slots, 0);
-    alloc.memory_mb.assign(slots, 0);
-    part_names.resize(slots);
-    resv_names.resize(slots);
-    snap->nodes.reserve(slots);
-    raws.reserve(slots);
+    if (count != slots) {
+      slots = count;
+      snap->nodes.resize(slots);
+      raws.resize(slots);
+      alloc.cpus.assign(slots, 0);
+      alloc.memory_mb.assign(slots, 0);
+      resv_names.assign(slots, {});
+    }
 
+    size_t n_raw = 0;
+    constexpr int kAhead = 8;  // node records prefetched ahead
+    for (int i = 0; i < kAhead && i < node_record_count; ++i)
+      if (node_record_table_ptr[i]) PrefetchNode(node_record_table_ptr[i]);
     node_record_t* node;
     for (int i = 0; (node = next_node(&i)); ++i) {
-      const bool listed = !Hidden(node);
-      (listed ? snap->nodes : snap->unlisted_nodes)
-          .push_back(CopyNode(node, arena, gpu_pos));
-      raws.push_back({static_cast<uint32_t>(node->index), node->node_state,
-                      node->cpus_efctv, listed});
+      if (i + kAhead < node_record_count && node_record_table_ptr[i + kAhead])
+        PrefetchNode(node_record_table_ptr[i + kAhead]);
+      const bool is_listed = !Hidden(node);
+      if (is_listed) {
+        CopyNode(node, arena, gpu_pos, snap->nodes[n_listed++]);
+      } else {
+        CopyNode(node, arena, gpu_pos, snap->unlisted_nodes.emplace_back());
+      }
+      raws[n_raw++] = {static_cast<uint32_t>(node->index), node->node_state,
+                       node->cpus_efctv, is_listed};
     }
+    raws.resize(n_raw);
     // slurm_populate_node_partitions(): partition list order.
     ForEachRecord(part_list, [&](void* x) {
       auto* part = static_cast<part_record_t*>(x);
-      Partition p;
+      const auto index = static_cast<uint32_t>(partitions.size());
+      Partition& p = partitions.emplace_back();
       p.name = arena.StoreCString(part->name);
       p.total_cpus = part->total_cpus;
       p.total_nodes = part->total_nodes;
       p.max_nodes = part->max_nodes;
       ForEachSetBit(part->node_bitmap, [&](uint32_t slot) {
-        if (slot < slots) part_names[slot].push_back(p.name);
-        p.node_indices.push_back(slot);  // slots for now, positions below
+        if (slot < slots) members.emplace_back(index, slot);
       });
-      partitions.push_back(std::move(p));
     });
 #if !SM_SLURM_AT_LEAST(23, 2)
     // 22.05 has no node->resv_name: the last active reservation wins, as
@@ -266,6 +311,19 @@ std::shared_ptr<NodeSnapshot> ControllerSource::CollectNodes(
     });
 #endif
     SumJobAllocations(alloc);
+  }
+  snap->nodes.resize(n_listed);
+  last_node_slots_.store(slots, std::memory_order_relaxed);
+  last_node_members_.store(members.size(), std::memory_order_relaxed);
+  last_node_bytes_.store(arena.bytes_used(), std::memory_order_relaxed);
+
+  // Off-lock: partition membership per node (in partition-list order) and
+  // per partition (node slots, turned into positions below).
+  std::vector<std::vector<std::string_view>> part_names(slots);
+  for (const auto& [index, slot] : members) {
+    Partition& p = partitions[index];
+    part_names[slot].push_back(p.name);
+    p.node_indices.push_back(slot);
   }
 
   // Off-lock: node slot -> position in nodes or unlisted_nodes.

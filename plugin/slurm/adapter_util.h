@@ -9,28 +9,32 @@
 namespace sm::slurm {
 
 // lock_slurmctld() for the lifetime of the object, timing wait and hold.
+// A collection that takes the locks several times (in slices) adds up its
+// waits and holds in the same LockTiming.
 class TimedLock {
  public:
+  using Clock = std::chrono::steady_clock;
+
   TimedLock(slurmctld_lock_t locks, LockTiming& timing)
       : locks_(locks), timing_(timing) {
     const auto t0 = Clock::now();
     lock_slurmctld(locks_);
     acquired_ = Clock::now();
     timing_.used = true;
-    timing_.wait_seconds = Seconds(acquired_ - t0);
+    timing_.wait_seconds += Seconds(acquired_ - t0);
   }
   ~TimedLock() { Release(); }
   void Release() {
     if (released_) return;
     unlock_slurmctld(locks_);
     released_ = true;
-    timing_.hold_seconds = Seconds(Clock::now() - acquired_);
+    timing_.hold_seconds += Seconds(Clock::now() - acquired_);
   }
+  Clock::time_point acquired() const { return acquired_; }
   TimedLock(const TimedLock&) = delete;
   TimedLock& operator=(const TimedLock&) = delete;
 
  private:
-  using Clock = std::chrono::steady_clock;
   static double Seconds(Clock::duration d) {
     return std::chrono::duration<double>(d).count();
   }
@@ -63,6 +67,22 @@ void ForEachRecord(SlurmList list, F&& f) {
         return 0;
       },
       &f);
+}
+
+// ForEachRecord with f(x) called `Ahead` records after prefetch(x): when f
+// is bound by cache misses on the records (scattered over slurmctld's
+// heap), the misses of the records in between overlap.
+template <int Ahead = 8, typename P, typename F>
+void ForEachRecordPrefetched(SlurmList list, P&& prefetch, F&& f) {
+  void* ring[Ahead];
+  size_t n = 0;
+  ForEachRecord(list, [&](void* x) {
+    prefetch(x);
+    if (n >= Ahead) f(ring[n % Ahead]);
+    ring[n % Ahead] = x;
+    ++n;
+  });
+  for (size_t k = n > Ahead ? n - Ahead : 0; k < n; ++k) f(ring[k % Ahead]);
 }
 
 }  // namespace sm::slurm

@@ -102,8 +102,10 @@ inline bool InStandby() {
 // Slurm 23.02 turned the List typedef into list_t.
 #if SM_SLURM_AT_LEAST(23, 2)
 using SlurmList = list_t*;
+using SlurmListIterator = list_itr_t*;
 #else
 using SlurmList = List;
+using SlurmListIterator = ListIterator;
 #endif
 
 }  // namespace sm::slurm
