@@ -28,6 +28,14 @@ extern "C" {
 sm::slurm::SlurmList job_list = nullptr;
 sm::slurm::SlurmList part_list = nullptr;
 sm::slurm::SlurmList resv_list = nullptr;
+// The shim is the primary controller, never shutting down while the
+// plugin runs; the plugin reads both before it walks the job list.
+#if SM_SLURM_AT_LEAST(23, 2)
+bool slurmctld_primary = true;
+#else
+int slurmctld_primary = 1;
+#endif
+slurmctld_config_t slurmctld_config;
 
 #if SM_SLURM_AT_LEAST(23, 2)
 // Not in node_conf.h, but next_node() stops at it when the table has holes.

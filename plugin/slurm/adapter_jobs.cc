@@ -379,20 +379,19 @@ std::shared_ptr<JobSnapshot> ControllerSource::CollectJobs(LockTiming& timing,
 
   // The jobs are copied in slices: the locks are released whenever a slice
   // has held them for kSlice, so that a writer (a submit, the scheduler)
-  // never waits on us for longer than that. The list iterator survives
-  // the unlocks: list.c moves it past jobs removed meanwhile, and jobs
-  // added meanwhile are appended behind it. slurmctld never sorts or
-  // destroys job_list while running. A slice takes the same read locks.
-  constexpr auto kSlice = std::chrono::milliseconds(2);
+  // never waits on us for longer than that. Only the list iterator outlives
+  // an unlock, never a job pointer: list.c moves an iterator past jobs
+  // removed meanwhile and appends new jobs behind it. What it does not
+  // survive is job_list itself being destroyed (list_destroy() frees its
+  // iterators). On the configured primary that happens only at shutdown,
+  // which stops us first (below and in Active()); a backup destroys and
+  // rebuilds job_list when it takes over (backup.c), so there the whole
+  // walk stays under one hold.
+  const auto slice = slurmctld_primary ? std::chrono::milliseconds(2)
+                                       : std::chrono::milliseconds::max();
   constexpr int kBatch = 64;  // jobs taken from the list at a time
   constexpr int kAhead = 8;   // prefetch distance, in jobs
   SlurmListIterator it = nullptr;
-  struct IteratorGuard {
-    SlurmListIterator& it;
-    ~IteratorGuard() {
-      if (it) list_iterator_destroy(it);  // list.c locks the list itself
-    }
-  } guard{it};
   slurmctld_lock_t locks = {};
   locks.conf = READ_LOCK;
   locks.job = READ_LOCK;
@@ -401,6 +400,13 @@ std::shared_ptr<JobSnapshot> ControllerSource::CollectJobs(LockTiming& timing,
   locks.fed = READ_LOCK;
   for (bool more = true; more;) {
     TimedLock lock(locks, timing);
+    if (slurmctld_config.shutdown_time) {
+      // job_fini() may come right after this unlock: let go of the
+      // iterator while the list is certainly alive.
+      if (it) list_iterator_destroy(it);
+      error = "slurmctld is shutting down";
+      return nullptr;
+    }
     if (!it) {
       if (!job_list) {
         error = "job list not loaded yet";
@@ -408,26 +414,37 @@ std::shared_ptr<JobSnapshot> ControllerSource::CollectJobs(LockTiming& timing,
       }
       it = list_iterator_create(job_list);
     }
-    const auto deadline = lock.acquired() + kSlice;
-    do {
-      job_record_t* batch[kBatch];
-      int got = 0;
-      while (got < kBatch &&
-             (batch[got] = static_cast<job_record_t*>(list_next(it))))
-        ++got;
-      for (int i = 0; i < std::min(got, kAhead); ++i) PrefetchRecord(batch[i]);
-      for (int i = 0; i < got; ++i) {
-        if (i + kAhead < got) PrefetchRecord(batch[i + kAhead]);
-        if (i + kAhead / 2 < got) PrefetchReferenced(batch[i + kAhead / 2]);
-        if (count == snap->jobs.size()) {
-          snap->jobs.emplace_back();
-          raws.emplace_back();
+    const auto deadline = slice == std::chrono::milliseconds::max()
+                              ? TimedLock::Clock::time_point::max()
+                              : lock.acquired() + slice;
+    try {
+      do {
+        job_record_t* batch[kBatch];
+        int got = 0;
+        while (got < kBatch &&
+               (batch[got] = static_cast<job_record_t*>(list_next(it))))
+          ++got;
+        for (int i = 0; i < std::min(got, kAhead); ++i) PrefetchRecord(batch[i]);
+        for (int i = 0; i < got; ++i) {
+          if (i + kAhead < got) PrefetchRecord(batch[i + kAhead]);
+          if (i + kAhead / 2 < got) PrefetchReferenced(batch[i + kAhead / 2]);
+          if (count == snap->jobs.size()) {
+            snap->jobs.emplace_back();
+            raws.emplace_back();
+          }
+          CopyJob(batch[i], snap->jobs[count], raws[count], arena, ctx);
+          ++count;
         }
-        CopyJob(batch[i], snap->jobs[count], raws[count], arena, ctx);
-        ++count;
-      }
-      more = got == kBatch;
-    } while (more && TimedLock::Clock::now() < deadline);
+        more = got == kBatch;
+      } while (more && TimedLock::Clock::now() < deadline);
+    } catch (...) {
+      list_iterator_destroy(it);  // under the lock, then fail the run
+      throw;
+    }
+    if (!more) {
+      list_iterator_destroy(it);  // still under the lock
+      it = nullptr;
+    }
   }
   snap->jobs.resize(count);
   raws.resize(count);

@@ -213,7 +213,11 @@ void DeriveMixed(Node& n, const Raw& raw, bool alloc_tres) {
 // backup that never took over) and it is not in standby (25.11+: a backup
 // that handed control back keeps its stale tables). See InStandby().
 bool ControllerSource::Active() {
-  return node_record_count > 0 && !InStandby();
+  // Once shutdown begins no new collection starts: 22.05-24.11 free the
+  // node table and job list (node_fini(), job_fini()) without any lock and
+  // before our fini() can stop the collector.
+  return node_record_count > 0 && !InStandby() &&
+         slurmctld_config.shutdown_time == 0;
 }
 
 std::shared_ptr<NodeSnapshot> ControllerSource::CollectNodes(
@@ -252,6 +256,10 @@ std::shared_ptr<NodeSnapshot> ControllerSource::CollectNodes(
     locks.node = READ_LOCK;  // also protects resv_list
     locks.part = READ_LOCK;
     TimedLock lock(locks, timing);
+    if (slurmctld_config.shutdown_time) {  // node_fini() may be next
+      error = "slurmctld is shutting down";
+      return nullptr;
+    }
     const size_t count = node_record_count > 0 ? node_record_count : 0;
     if (count == 0) {
       error = "node table not loaded yet";
