@@ -268,12 +268,16 @@ void Collector::RenderAll(uint64_t epoch) {
     gzip = gzip_wanted_;
   }
   std::array<std::shared_ptr<const Body>, kEndpointCount * 2> fresh;
+  // The gauge covers the whole pass: every wanted endpoint and format, and
+  // the compression of those scraped with gzip.
+  const double t0 = options_.monotonic_now();
+  WriteStats stats;
+  bool rendered = false;
   for (int e = 0; e < kEndpointCount; ++e) {
     const auto endpoint = static_cast<Endpoint>(e);
     const bool text = wanted[Slot(endpoint, Format::kText)];
     const bool om = wanted[Slot(endpoint, Format::kOpenMetrics)];
     if (!text && !om) continue;
-    const double t0 = options_.monotonic_now();
     std::lock_guard lock(apply_mu_);
     MetricSet set(&options_.disabled_families);
     AddEndpointFamilies(set, endpoint, state_, history_,
@@ -287,12 +291,16 @@ void Collector::RenderAll(uint64_t epoch) {
       fresh[Slot(endpoint, f)] =
           std::make_shared<const Body>(std::move(out), set.stats().series);
     }
-    monitoring_.Rendered(options_.monotonic_now() - t0, set.stats());
+    stats.series += set.stats().series;
+    stats.duplicates_dropped += set.stats().duplicates_dropped;
+    stats.utf8_repaired += set.stats().utf8_repaired;
+    rendered = true;
   }
   // Compress outside apply_mu_ so a finishing collection is not held up.
   for (size_t i = 0; i < fresh.size(); ++i) {
     if (fresh[i] && gzip[i]) fresh[i]->gzipped();
   }
+  if (rendered) monitoring_.Rendered(options_.monotonic_now() - t0, stats);
   std::lock_guard lock(mu_);
   // Deactivate() bumps the epoch before it clears the bodies under mu_:
   // either we see the bump here, or it clears what we publish.
