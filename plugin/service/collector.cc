@@ -3,6 +3,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <csignal>
 #include <ctime>
 
@@ -77,10 +78,14 @@ void Collector::Start(bool ticker) {
   BlockAllSignals blocked;
   const int workers = kSubCollectors * options_.max_inflight;
   for (int i = 0; i < workers; ++i)
-    threads_.emplace_back([this] {
+    threads_.emplace_back([this, sub = i % kSubCollectors] {
       NameThisThread("sm-collector");
-      WorkerLoop();
+      WorkerLoop(sub);
     });
+  threads_.emplace_back([this] {
+    NameThisThread("sm-render");
+    RenderLoop();
+  });
   if (ticker)
     threads_.emplace_back([this] {
       NameThisThread("sm-ticker");
@@ -131,15 +136,38 @@ void Collector::TickerLoop() {
   }
 }
 
-void Collector::WorkerLoop() {
+void Collector::WorkerLoop(int sub) {
   std::unique_lock lock(mu_);
+  const auto mine = [sub](const Task& t) { return t.sub == sub; };
   while (true) {
-    cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+    cv_.wait(lock, [&] {
+      return stopping_ || std::any_of(queue_.begin(), queue_.end(), mine);
+    });
     if (stopping_) return;
-    Task task = std::move(queue_.front());
-    queue_.pop_front();
+    const auto it = std::find_if(queue_.begin(), queue_.end(), mine);
+    Task task = std::move(*it);
+    queue_.erase(it);
     lock.unlock();
     RunTask(task);
+    lock.lock();
+  }
+}
+
+void Collector::RenderLoop() {
+  std::unique_lock lock(mu_);
+  while (true) {
+    cv_.wait(lock, [this] { return stopping_ || render_pending_; });
+    if (stopping_) return;
+    render_pending_ = false;
+    const uint64_t epoch = render_epoch_;
+    lock.unlock();
+    try {
+      RenderAll(epoch);
+    } catch (const std::exception& e) {
+      LogError(std::string("render failed: ") + e.what());
+    } catch (...) {
+      LogError("render failed");
+    }
     lock.lock();
   }
 }
@@ -165,7 +193,7 @@ void Collector::StartTick(bool synchronous) {
       ++s.inflight;
       ++tick->started;
       monitoring_.CollectorStarted(s.name, s.inflight);
-      tasks.push_back({i, ++s.next_sequence, tick});
+      tasks.push_back({i, ++s.next_sequence, tick, synchronous});
     }
     if (!synchronous) {
       for (Task& t : tasks) queue_.push_back(std::move(t));
@@ -228,7 +256,16 @@ void Collector::RunTask(const Task& task) {
   }
   if (tick_done) {
     monitoring_.CollectionFinished(tick_seconds, tick_failed);
-    RenderAll(task.tick->epoch);
+    if (task.synchronous) {
+      RenderAll(task.tick->epoch);
+    } else {
+      {
+        std::lock_guard lock(mu_);
+        render_pending_ = true;
+        render_epoch_ = task.tick->epoch;
+      }
+      cv_.notify_all();
+    }
   }
 }
 

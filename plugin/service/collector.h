@@ -99,10 +99,17 @@ class Collector {
     int sub;
     uint64_t sequence;
     std::shared_ptr<Tick> tick;
+    bool synchronous = false;  // CollectOnce(): render on the caller's thread
   };
 
   void TickerLoop();
-  void WorkerLoop();
+  // Each worker serves one sub-collector, and one thread renders: every
+  // thread then reuses the memory its own kind of work freed last time
+  // (glibc gives each thread its own malloc arena, and keeps what a thread
+  // freed for that arena). Tasks hopping between threads made each arena
+  // grow to the largest snapshot plus the largest render.
+  void WorkerLoop(int sub);
+  void RenderLoop();
   void StartTick(bool synchronous);
   void RunTask(const Task& task);
   // Applies a result under apply_mu_; false when stale (an older sequence,
@@ -125,6 +132,8 @@ class Collector {
   bool started_ = false;
   std::array<SubCollector, kSubCollectors> subs_;
   std::deque<Task> queue_;
+  bool render_pending_ = false;  // a tick finished: RenderLoop renders
+  uint64_t render_epoch_ = 0;
   std::vector<std::thread> threads_;
 
   std::mutex apply_mu_;  // cluster state and node history
