@@ -10,6 +10,7 @@
 #   test-cluster.sh restart-ctld DIR
 #   test-cluster.sh status DIR
 #   test-cluster.sh logs DIR
+#   test-cluster.sh munge
 #
 # VERSION: 22.05.8 (Debian's packages) or 24.11.5 (built and cached by
 # scripts/slurm-build.sh). With SM_TEST_SLURM_PREFIX=DIR set, the Slurm
@@ -20,7 +21,8 @@
 # sdiag, ... at the cluster. stop cancels all jobs, then stops the daemons
 # (exit 0 if nothing ran); munged is shared and stays up. restart-ctld
 # restarts slurmctld with its state and waits until it answers and vm has
-# re-registered. status exits 0 only when both daemons are alive.
+# re-registered. status exits 0 only when both daemons are alive. munge
+# only makes sure munged runs (for benchmarks that start slurmctld alone).
 #
 # DIR layout: etc/ (slurm.conf, cgroup.conf, gres.conf,
 # soperator_metrics.conf), state/, spool/vm/, log/, dev/ (fake GPUs), run/
@@ -32,7 +34,7 @@ prog=test-cluster.sh
 node=vm
 
 usage() {
-	sed -n '6,12s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+	sed -n '6,13s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
 	exit 2
 }
 
@@ -566,6 +568,7 @@ stop) cmd_stop "$@" ;;
 restart-ctld) cmd_restart_ctld "$@" ;;
 status) cmd_status "$@" ;;
 logs) cmd_logs "$@" ;;
+munge) ensure_munged ;;
 -h | --help | help) usage ;;
 *) usage ;;
 esac

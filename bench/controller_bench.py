@@ -1,0 +1,1178 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Scale benchmark on a real slurmctld (issue 7).
+
+Starts a loopback Slurm 24.11.5 controller with 10,000 nodes defined but
+never registered (no slurmd), our plugin loaded as JobSubmitPlugins,
+submits 50,000 held jobs of 25 users through the C API, and measures in one
+run: our lock hold per collection and which locks (the plugin's gauges and
+uprobes), the waits we impose on slurmctld's other threads (uprobes on
+lock_slurmctld/unlock_slurmctld), collection and render time, scrape latency
+under 16 concurrent wrk scrapers, slurmctld CPU per minute with and without
+the plugin, the paths we replace (squeue --json, scontrol show nodes --json,
+sdiag --json, squeue), submit latency quiet and under monitoring, and memory.
+Prints one table; see docs/performance.md.
+
+    bench/controller_bench.py                     # full size, ~15 minutes
+    bench/controller_bench.py --quick             # 1,000 nodes, 5,000 jobs
+
+Needs root (tracefs, job submission for other uids), Slurm 24.11.5 built by
+scripts/slurm-build.sh, the plugin built in build-24.11.5, wrk and cc.
+"""
+
+import argparse
+import bisect
+import contextlib
+import hashlib
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CACHE = os.environ.get("SM_CACHE", "/var/cache/soperator-metrics")
+TRACEFS = "/sys/kernel/tracing"
+UPROBE_GROUP = "smbench"
+TICKS = os.sysconf("SC_CLK_TCK")
+USER_PREFIX = "smbench"
+
+
+def log(msg):
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+# ------------------------------------------------------------------ helpers
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def port_free(p):
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", p))
+            return True
+        except OSError:
+            return False
+
+
+def pct(values, p):
+    """Nearest-rank percentile."""
+    if not values:
+        return None
+    v = sorted(values)
+    k = max(1, min(len(v), int(p / 100.0 * len(v) + 0.999999)))
+    return v[k - 1]
+
+
+def median(values):
+    return statistics.median(values) if values else None
+
+
+def cpu_seconds(pid):
+    """utime + stime of the whole process (all threads), in seconds."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def rss_bytes(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def http_get(url, headers=None, timeout=60):
+    req = urllib.request.Request(url, headers=headers or {})
+    with urllib.request.urlopen(req, timeout=timeout) as r:
+        return r.status, r.read()
+
+
+def parse_flat(text):
+    """Prometheus text -> {'name{labels}': value} (no unescaping needed here)."""
+    out = {}
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        key, _, value = line.rpartition(" ")
+        try:
+            out[key] = float(value)
+        except ValueError:
+            pass
+    return out
+
+
+def fmt_ms(s):
+    if s is None:
+        return "–"
+    ms = s * 1e3
+    if ms >= 10000:
+        return f"{s:.0f} s" if s >= 100 else f"{s:.1f} s"
+    if ms >= 100:
+        return f"{ms:.0f} ms"
+    if ms >= 10:
+        return f"{ms:.1f} ms"
+    return f"{ms:.2f} ms"
+
+
+def fmt_bytes(b):
+    if b is None:
+        return "–"
+    if b >= 1e9:
+        return f"{b / 1e9:.2f} GB"
+    if b >= 1e6:
+        return f"{b / 1e6:.1f} MB"
+    if b >= 1e3:
+        return f"{b / 1e3:.1f} kB"
+    return f"{b} B"
+
+
+# ------------------------------------------------------------- quiet check
+
+def busy_processes(own_pids):
+    """Other engineers' daemons and compilers that would skew the numbers."""
+    pat = re.compile(r"^(slurmctld|slurmd|slurmstepd|cc1plus|cc1|ninja|ld|wrk)$")
+    found = []
+    for p in os.listdir("/proc"):
+        if not p.isdigit() or int(p) in own_pids:
+            continue
+        try:
+            with open(f"/proc/{p}/comm") as f:
+                comm = f.read().strip()
+            with open(f"/proc/{p}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state not in "ZX" and pat.match(comm):
+            found.append(f"{comm}({p})")
+    return found
+
+
+def quiet_state(own_pids=()):
+    load1 = os.getloadavg()[0]
+    return {"load1": round(load1, 2), "busy": busy_processes(set(own_pids))}
+
+
+def wait_quiet(max_minutes, threshold):
+    """Waits (60 s steps) for load < threshold and no foreign slurm/compilers."""
+    deadline = time.time() + max_minutes * 60
+    while True:
+        q = quiet_state()
+        if q["load1"] < threshold and not q["busy"]:
+            log(f"machine quiet: load {q['load1']}")
+            return q
+        if time.time() >= deadline:
+            log(f"machine still busy after {max_minutes} min (load {q['load1']}, "
+                f"{' '.join(q['busy'][:8]) or 'no foreign processes'}): running anyway")
+            return q
+        log(f"waiting for a quiet machine: load {q['load1']}, "
+            f"{' '.join(q['busy'][:8]) or 'no foreign processes'}")
+        time.sleep(60)
+
+
+# ----------------------------------------------------------------- builds
+
+def build_submitter(prefix):
+    src = os.path.join(ROOT, "bench", "submit_jobs.c")
+    with open(src, "rb") as f:
+        digest = hashlib.sha256(f.read() + prefix.encode()).hexdigest()[:12]
+    out_dir = os.path.join(CACHE, "bench")
+    exe = os.path.join(out_dir, f"submit_jobs-{digest}")
+    if not os.path.exists(exe):
+        os.makedirs(out_dir, exist_ok=True)
+        tmp = exe + ".tmp"
+        subprocess.run(["cc", "-O2", "-std=gnu11", "-pthread",
+                        f"-I{prefix}/include", src, "-o", tmp,
+                        f"-L{prefix}/lib", "-lslurm", f"-Wl,-rpath,{prefix}/lib"],
+                       check=True)
+        os.rename(tmp, exe)
+    return exe
+
+
+# ------------------------------------------------------------------- users
+
+class Users:
+    """smbench01..NN with uids uid_base..: created when missing, removed at
+    the end if we created them (job records of unknown uids would carry no
+    user name, unlike a real cluster's)."""
+
+    def __init__(self, count, uid_base):
+        self.count, self.uid_base, self.created = count, uid_base, []
+
+    def ensure(self):
+        import pwd
+        for i in range(self.count):
+            uid = self.uid_base + i
+            name = f"{USER_PREFIX}{i + 1:02d}"
+            try:
+                pw = pwd.getpwuid(uid)
+                if pw.pw_name != name:
+                    log(f"uid {uid} is {pw.pw_name}; jobs will carry that name")
+                continue
+            except KeyError:
+                pass
+            subprocess.run(["useradd", "--no-create-home", "--no-user-group",
+                            "--gid", "100", "--key", "UID_MAX=99999",
+                            "--shell", "/usr/sbin/nologin", "--uid", str(uid),
+                            name], check=True,
+                           stdout=subprocess.DEVNULL)
+            self.created.append(name)
+
+    def remove(self):
+        for name in self.created:
+            subprocess.run(["userdel", name], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+        self.created = []
+
+
+# -------------------------------------------------------------- controller
+
+class Controller:
+    """One slurmctld on 127.0.0.1, configured by us; no slurmd."""
+
+    def __init__(self, args, workdir, plugin_so):
+        self.args = args
+        self.prefix = args.slurm_prefix
+        self.dir = workdir
+        self.plugin_dir = os.path.dirname(plugin_so)
+        self.conf = os.path.join(workdir, "etc", "slurm.conf")
+        self.env = dict(os.environ, SLURM_CONF=self.conf)
+        self.port = self._port_base()
+        self.metrics_port = free_port()
+        self.monitoring_port = free_port()
+        self.proc = None
+        self.pid = None
+
+    def _port_base(self):
+        for _ in range(100):
+            p = free_port()
+            if p < 60000 and all(port_free(p + i) for i in (1, 2)):
+                return p
+        raise RuntimeError("no free port range")
+
+    def bin(self, name):
+        return os.path.join(self.prefix, "bin", name)
+
+    def write_conf(self, plugin, interval):
+        a = self.args
+        n = a.nodes
+        w = len(str(n))
+        quarter = max(1, n // 4)
+        half = max(1, n // 2)
+
+        def rng(lo, hi):
+            return f"n[{lo:0{w}d}-{hi:0{w}d}]"
+        for d in ("etc", "state", "log", "run"):
+            os.makedirs(os.path.join(self.dir, d), exist_ok=True)
+        lines = [
+            "# Written by bench/controller_bench.py",
+            "ClusterName=smbench",
+            f"SlurmctldHost={socket.gethostname().split('.')[0]}(127.0.0.1)",
+            f"SlurmctldPort={self.port}",
+            f"SlurmdPort={self.port + 1}",
+            "SlurmUser=root", "SlurmdUser=root",
+            "AuthType=auth/munge", "CredType=cred/munge",
+            f"StateSaveLocation={self.dir}/state",
+            f"SlurmdSpoolDir={self.dir}/spool/%n",
+            f"SlurmctldPidFile={self.dir}/run/slurmctld.pid",
+            f"SlurmctldLogFile={self.dir}/log/slurmctld.log",
+            "SlurmctldDebug=info",
+            "ProctrackType=proctrack/linuxproc",
+            "SelectType=select/cons_tres",
+            "SelectTypeParameters=CR_Core_Memory",
+            "SchedulerType=sched/backfill",
+            "MpiDefault=none",
+            "ReturnToService=2",
+            # Nodes never register; 0 keeps slurmctld from timing them out.
+            "SlurmdTimeout=0",
+            # Powered-down cloud nodes are never pinged either.
+            "SuspendProgram=/bin/true", "ResumeProgram=/bin/true",
+            "SuspendTime=INFINITE",
+            f"MaxJobCount={max(200000, 2 * a.jobs)}",
+            "MinJobAge=600",
+            "MailProg=/bin/true",
+            f"PluginDir={self.prefix}/lib/slurm:{self.plugin_dir}",
+        ]
+        if plugin:
+            lines.append("JobSubmitPlugins=soperator")
+        lines += [
+            # A port nobody listens on: defined, never registered.
+            f"NodeName={rng(1, n)} NodeAddr=127.0.0.1 Port={self.port + 2} "
+            "CPUs=64 Boards=1 SocketsPerBoard=2 CoresPerSocket=32 ThreadsPerCore=1 "
+            "RealMemory=512000 State=CLOUD",
+            "PartitionName=all Nodes=ALL Default=YES MaxTime=INFINITE State=UP",
+            f"PartitionName=a Nodes={rng(1, quarter)} MaxTime=INFINITE State=UP",
+            f"PartitionName=b Nodes={rng(quarter + 1, half)} MaxTime=INFINITE State=UP",
+            f"PartitionName=c Nodes={rng(half + 1, n)} MaxTime=INFINITE State=UP",
+        ]
+        with open(self.conf, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        with open(os.path.join(self.dir, "etc", "cgroup.conf"), "w") as f:
+            f.write("CgroupPlugin=disabled\n")
+        with open(os.path.join(self.dir, "etc", "soperator_metrics.conf"), "w") as f:
+            f.write(f"MetricsBindAddress=127.0.0.1:{self.metrics_port}\n"
+                    f"MonitoringBindAddress=127.0.0.1:{self.monitoring_port}\n"
+                    f"CollectionInterval={interval}\n"
+                    f"ListenerThreads={a.listener_threads}\n"
+                    "LogLevel=info\n")
+
+    def start(self, plugin, interval="30s", fresh=False):
+        self.write_conf(plugin, interval)
+        args = [os.path.join(self.prefix, "sbin", "slurmctld"), "-D", "-f", self.conf]
+        if fresh:
+            args[1:1] = ["-i", "-c"]
+        out = open(os.path.join(self.dir, "log", "slurmctld.out"), "ab")
+        self.proc = subprocess.Popen(args, env=self.env, stdin=subprocess.DEVNULL,
+                                     stdout=out, stderr=subprocess.STDOUT,
+                                     start_new_session=True)
+        out.close()
+        self.pid = self.proc.pid
+        deadline = time.time() + 300
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"slurmctld exited ({self.proc.returncode}); "
+                                   f"see {self.dir}/log/slurmctld.log")
+            r = subprocess.run([self.bin("scontrol"), "ping"], env=self.env,
+                               capture_output=True, text=True, timeout=30)
+            if "is UP" in r.stdout:
+                break
+            time.sleep(0.5)
+        else:
+            raise RuntimeError("slurmctld did not answer")
+        if plugin:
+            self.wait_ready()
+
+    def stop(self):
+        if not self.proc or self.proc.poll() is not None:
+            self.proc = None
+            return
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=30)
+        self.proc = None
+
+    def url(self, path="/metrics"):
+        return f"http://127.0.0.1:{self.metrics_port}{path}"
+
+    def monitoring(self):
+        _, body = http_get(f"http://127.0.0.1:{self.monitoring_port}/metrics", timeout=10)
+        return parse_flat(body.decode())
+
+    def wait_ready(self, timeout=300):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            try:
+                status, _ = http_get(self.url("/readyz"), timeout=5)
+                if status == 200:
+                    return
+            except Exception:  # noqa: BLE001 - 503 until the first collection
+                pass
+            time.sleep(0.5)
+        raise RuntimeError("plugin never became ready")
+
+    def attempts(self):
+        return self.monitoring().get("slurm_exporter_collection_attempts_total", 0)
+
+    def wait_collections(self, n, timeout=600):
+        """Waits until n more collections (and their renders) finished."""
+        start = self.attempts()
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.attempts() >= start + n:
+                time.sleep(1.0)  # the render follows the collection
+                return
+            time.sleep(0.3)
+        raise RuntimeError("no collection finished in time")
+
+    def job_count(self):
+        r = subprocess.run([self.bin("squeue"), "-h", "-o", "%i"], env=self.env,
+                           capture_output=True, text=True, timeout=600)
+        return len(r.stdout.split())
+
+
+# ----------------------------------------------------------------- uprobes
+
+class LockTracer:
+    """uprobes on lock_slurmctld (entry with the five lock levels, return)
+    and unlock_slurmctld (entry) of the slurmctld binary, recorded with the
+    thread name ($comm) and TGID in a tracefs instance of our own with the
+    CLOCK_MONOTONIC trace clock, streamed to a file."""
+
+    LINE = re.compile(
+        r"^\s*.+?-(\d+)\s+\(\s*([\d-]+)\)\s+\[\d+\]\s+\S+\s+([\d.]+): "
+        r"(lock_e|lock_r|unlock_e): \([^)]*\)\s*"
+        r"(?:conf=(\d+) job=(\d+) node=(\d+) part=(\d+) fed=(\d+) )?"
+        r'comm="(.*)"\s*$')
+
+    def __init__(self, slurmctld, out_path):
+        self.binary = slurmctld
+        self.out_path = out_path
+        self.instance = os.path.join(TRACEFS, "instances", f"{UPROBE_GROUP}-{os.getpid()}")
+        self.defined = []
+        self.reader = None
+
+    @staticmethod
+    def file_offset(binary, symbol):
+        nm = subprocess.run(["nm", "-D", "--defined-only", binary],
+                            capture_output=True, text=True, check=True).stdout
+        vaddr = None
+        for line in nm.splitlines():
+            parts = line.split()
+            if len(parts) == 3 and parts[2] == symbol:
+                vaddr = int(parts[0], 16)
+        if vaddr is None:
+            raise RuntimeError(f"{symbol} not in {binary}")
+        ph = subprocess.run(["readelf", "-lW", binary], capture_output=True,
+                            text=True, check=True).stdout
+        for line in ph.splitlines():
+            parts = line.split()
+            if parts and parts[0] == "LOAD":
+                off, va, filesz = int(parts[1], 16), int(parts[2], 16), int(parts[4], 16)
+                if va <= vaddr < va + filesz:
+                    return vaddr - va + off
+        raise RuntimeError(f"{symbol}: no LOAD segment")
+
+    @staticmethod
+    def _write(path, text, append=False):
+        # os.open: Python's "a" mode seeks to the end, which tracefs refuses.
+        fd = os.open(path, os.O_WRONLY | (os.O_APPEND if append else os.O_TRUNC))
+        try:
+            os.write(fd, text.encode())
+        finally:
+            os.close(fd)
+
+    def setup(self):
+        if not os.path.isdir(os.path.join(TRACEFS, "instances")):
+            subprocess.run(["mount", "-t", "tracefs", "nodev", TRACEFS], check=True)
+        lock = self.file_offset(self.binary, "lock_slurmctld")
+        unlock = self.file_offset(self.binary, "unlock_slurmctld")
+        # slurmctld_lock_t (5 ints, 20 bytes) is passed on the stack: the
+        # levels sit above the return address.
+        levels = ("conf=+8(%sp):u32 job=+12(%sp):u32 node=+16(%sp):u32 "
+                  "part=+20(%sp):u32 fed=+24(%sp):u32")
+        defs = [
+            ("lock_e", f"p:{UPROBE_GROUP}/lock_e {self.binary}:{lock:#x} {levels} comm=$comm:string"),
+            ("lock_r", f"r:{UPROBE_GROUP}/lock_r {self.binary}:{lock:#x} comm=$comm:string"),
+            ("unlock_e", f"p:{UPROBE_GROUP}/unlock_e {self.binary}:{unlock:#x} {levels} comm=$comm:string"),
+        ]
+        for name, d in defs:
+            self._write(os.path.join(TRACEFS, "uprobe_events"), d + "\n", append=True)
+            self.defined.append(name)
+        os.makedirs(self.instance, exist_ok=True)
+        self._write(os.path.join(self.instance, "trace_clock"), "mono")
+        self._write(os.path.join(self.instance, "buffer_size_kb"), "65536")
+        self._write(os.path.join(self.instance, "options", "record-tgid"), "1")
+        self.out = open(self.out_path, "w")
+        self.reader = subprocess.Popen(["cat", os.path.join(self.instance, "trace_pipe")],
+                                       stdout=self.out)
+        self._write(os.path.join(self.instance, "events", UPROBE_GROUP, "enable"), "1")
+        time.sleep(0.5)
+
+    def stop(self):
+        if os.path.isdir(self.instance):
+            with contextlib.suppress(OSError):
+                self._write(os.path.join(self.instance, "events", UPROBE_GROUP, "enable"), "0")
+        if self.reader:
+            time.sleep(1.0)  # let cat drain the buffer
+            self.reader.terminate()
+            self.reader.wait()
+            self.reader = None
+            self.out.close()
+        if os.path.isdir(self.instance):
+            with contextlib.suppress(OSError):
+                os.rmdir(self.instance)
+        for name in self.defined:
+            with contextlib.suppress(OSError):
+                self._write(os.path.join(TRACEFS, "uprobe_events"),
+                            f"-:{UPROBE_GROUP}/{name}\n", append=True)
+        self.defined = []
+
+    def parse(self, tgid):
+        """-> list of lock uses: dict(tid, comm, locks, t_req, t_acq, t_rel)."""
+        uses, open_by_tid = [], {}
+        foreign = 0
+        with open(self.out_path) as f:
+            for line in f:
+                m = self.LINE.match(line)
+                if not m:
+                    continue
+                tid, tg, ts, ev = int(m.group(1)), m.group(2), float(m.group(3)), m.group(4)
+                if not tg.isdigit() or int(tg) != tgid:
+                    foreign += 1
+                    continue
+                comm = m.group(10)
+                if ev == "lock_e":
+                    locks = tuple(int(m.group(i)) for i in range(5, 10))
+                    open_by_tid[tid] = {"tid": tid, "comm": comm, "locks": locks,
+                                        "t_req": ts, "t_acq": None, "t_rel": None}
+                elif ev == "lock_r":
+                    u = open_by_tid.get(tid)
+                    if u and u["t_acq"] is None:
+                        u["t_acq"] = ts
+                elif ev == "unlock_e":
+                    u = open_by_tid.pop(tid, None)
+                    if u and u["t_acq"] is not None:
+                        u["t_rel"] = ts
+                        uses.append(u)
+        uses.sort(key=lambda u: u["t_req"])
+        return uses, foreign
+
+
+LOCK_NAMES = ("conf", "job", "node", "part", "fed")
+
+
+def lock_text(locks):
+    parts = []
+    for name, level in zip(LOCK_NAMES, locks):
+        if level == 1:
+            parts.append(f"{name} R")
+        elif level == 2:
+            parts.append(f"{name} **W**")
+    return ", ".join(parts) or "none"
+
+
+def is_ours(comm):
+    return comm.startswith("sm-")
+
+
+def union(intervals):
+    out = []
+    for s, e in sorted(intervals):
+        if out and s <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], e)
+        else:
+            out.append([s, e])
+    return out
+
+
+def overlap(a0, a1, merged, starts):
+    """Length of [a0, a1] covered by the merged intervals."""
+    total = 0.0
+    i = max(0, bisect.bisect_right(starts, a0) - 1)
+    while i < len(merged) and merged[i][0] < a1:
+        s, e = merged[i]
+        total += max(0.0, min(a1, e) - max(a0, s))
+        i += 1
+    return total
+
+
+def analyse_locks(uses, t0, t1):
+    """Our holds and the waits of other threads that overlap them, in [t0, t1]."""
+    uses = [u for u in uses if t0 <= u["t_req"] <= t1]
+    ours = [u for u in uses if is_ours(u["comm"])]
+    others = [u for u in uses if not is_ours(u["comm"])]
+    writes = [u for u in ours if any(level == 2 for level in u["locks"])]
+    holds = [(u["t_acq"], u["t_rel"]) for u in ours]
+    merged = union(holds)
+    starts = [s for s, _ in merged]
+    # One collection = our holds that start within 2 s of each other.
+    ticks, cur = [], []
+    for u in sorted(ours, key=lambda u: u["t_acq"]):
+        if cur and u["t_acq"] - cur[0]["t_acq"] > 2.0:
+            ticks.append(cur)
+            cur = []
+        cur.append(u)
+    if cur:
+        ticks.append(cur)
+    tick_union = [sum(e - s for s, e in union([(u["t_acq"], u["t_rel"]) for u in t]))
+                  for t in ticks]
+    per_locks = {}
+    for u in ours:
+        per_locks.setdefault(lock_text(u["locks"]), []).append(u["t_rel"] - u["t_acq"])
+    imposed = []
+    for u in others:
+        wait = u["t_acq"] - u["t_req"]
+        if wait <= 0:
+            continue
+        ov = overlap(u["t_req"], u["t_acq"], merged, starts)
+        if ov > 0:
+            imposed.append({"wait": wait, "overlap": ov, "comm": u["comm"],
+                            "locks": lock_text(u["locks"])})
+    other_waits = [u["t_acq"] - u["t_req"] for u in others]
+    worst = max(imposed, key=lambda x: x["wait"]) if imposed else None
+    return {
+        "our_lock_uses": len(ours),
+        "our_write_locks": len(writes),
+        "collections": len(ticks),
+        "hold_per_collection_union": {"median": median(tick_union), "max": max(tick_union, default=None)},
+        "hold_by_locks": {k: {"n": len(v), "median": median(v), "max": max(v)} for k, v in per_locks.items()},
+        "other_lock_uses": len(others),
+        "other_waits_all": {"p99": pct(other_waits, 99), "max": max(other_waits, default=None)},
+        "imposed": {"n": len(imposed),
+                    "p99_wait": pct([x["wait"] for x in imposed], 99),
+                    "max_wait": worst["wait"] if worst else 0.0,
+                    "max_overlap": max((x["overlap"] for x in imposed), default=0.0),
+                    "worst": worst},
+    }
+
+
+def path_locks(uses, t0, t1):
+    """Lock holds of slurmctld's RPC workers while a client command ran."""
+    rpc = [u for u in uses if t0 <= u["t_req"] <= t1 and u["comm"].startswith("worker")]
+    if not rpc:
+        return None
+    longest = max(rpc, key=lambda u: u["t_rel"] - u["t_acq"])
+    return {"max_hold": longest["t_rel"] - longest["t_acq"],
+            "locks": lock_text(longest["locks"]),
+            "total_hold": sum(u["t_rel"] - u["t_acq"] for u in rpc),
+            "n": len(rpc)}
+
+
+# -------------------------------------------------------------------- wrk
+
+WRK_LUA = r"""
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format(
+    'WRKJSON {"requests":%d,"errors":%d,"bytes":%d,"duration_us":%d,' ..
+    '"p50":%d,"p90":%d,"p99":%d,"max":%d,"mean":%.1f}\n',
+    summary.requests, e.connect + e.read + e.write + e.status + e.timeout,
+    summary.bytes, summary.duration, latency:percentile(50),
+    latency:percentile(90), latency:percentile(99), latency.max, latency.mean))
+end
+"""
+
+
+class Wrk:
+    def __init__(self, workdir):
+        self.script = os.path.join(workdir, "report.lua")
+        with open(self.script, "w") as f:
+            f.write(WRK_LUA)
+
+    def cmd(self, url, conns, seconds, gzip):
+        c = ["wrk", "-t", "2", "-c", str(conns), "-d", f"{seconds}s",
+             "--timeout", "60s", "-s", self.script]
+        if gzip:
+            c += ["-H", "Accept-Encoding: gzip"]
+        return c + [url]
+
+    @staticmethod
+    def result(stdout):
+        for line in stdout.splitlines():
+            if line.startswith("WRKJSON "):
+                r = json.loads(line[8:])
+                for k in ("p50", "p90", "p99", "max", "mean"):
+                    r[k] = r[k] / 1e6
+                return r
+        raise RuntimeError("wrk printed no result:\n" + stdout)
+
+
+# ------------------------------------------------------------- measurement
+
+def thread_cpu(pid):
+    """{tid: (comm, cpu seconds)} of every thread of the process."""
+    out = {}
+    for t in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{t}/comm") as f:
+                comm = f.read().strip()
+            with open(f"/proc/{pid}/task/{t}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        out[t] = (comm, (int(fields[11]) + int(fields[12])) / TICKS)
+    return out
+
+
+def our_thread(comm):
+    # The collector and ticker, and civetweb's threads serving our listeners.
+    return comm.startswith(("sm-", "civetweb"))
+
+
+class CpuWindow:
+    """slurmctld CPU over a window: the whole process, our threads, and
+    slurmctld's RPC worker threads (conmgr's worker[N])."""
+
+    def __init__(self, pid):
+        self.pid = pid
+        self.t0 = time.monotonic()
+        self.p0 = cpu_seconds(pid)
+        self.th0 = thread_cpu(pid)
+
+    def end(self):
+        t1, p1, th1 = time.monotonic(), cpu_seconds(self.pid), thread_cpu(self.pid)
+        ours = workers = 0.0
+        for tid, (comm, cpu) in th1.items():
+            d = cpu - self.th0.get(tid, (comm, 0.0))[1]
+            if our_thread(comm):
+                ours += d
+            elif comm.startswith("worker"):
+                workers += d
+        secs = t1 - self.t0
+        return {"seconds": secs, "process": p1 - self.p0, "ours": ours,
+                "workers": workers, "process_per_min": (p1 - self.p0) * 60 / secs,
+                "ours_per_min": ours * 60 / secs, "t0": self.t0, "t1": t1}
+
+
+def idle_window(ctl, seconds, sampler=None):
+    w = CpuWindow(ctl.pid)
+    end = w.t0 + seconds
+    while time.monotonic() < end:
+        if sampler:
+            sampler()
+        time.sleep(min(1.0, max(0.0, end - time.monotonic())))
+    return w.end()
+
+
+class GaugeSampler:
+    """Keeps, per collection (attempts_total value), the last monitoring
+    sample: lock wait/hold per sub-collector, collector, collection and
+    render durations."""
+
+    KEYS = {
+        "hold_jobs": 'slurm_exporter_controller_lock_hold_seconds{collector="jobs"}',
+        "hold_nodes": 'slurm_exporter_controller_lock_hold_seconds{collector="nodes"}',
+        "wait_jobs": 'slurm_exporter_controller_lock_wait_seconds{collector="jobs"}',
+        "wait_nodes": 'slurm_exporter_controller_lock_wait_seconds{collector="nodes"}',
+        "collector_jobs": 'slurm_exporter_collector_duration_seconds{collector="jobs"}',
+        "collector_nodes": 'slurm_exporter_collector_duration_seconds{collector="nodes"}',
+        "collector_diag": 'slurm_exporter_collector_duration_seconds{collector="diag"}',
+        "collection": "slurm_exporter_collection_duration_seconds",
+        "render": "slurm_exporter_render_duration_seconds",
+    }
+
+    def __init__(self, ctl):
+        self.ctl = ctl
+        self.by_attempt = {}
+
+    def __call__(self):
+        try:
+            m = self.ctl.monitoring()
+        except Exception:  # noqa: BLE001
+            return
+        a = m.get("slurm_exporter_collection_attempts_total")
+        if a is not None:
+            self.by_attempt[a] = m
+
+    def reset(self):
+        self.by_attempt = {}
+
+    def watch(self, seconds):
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            self()
+            time.sleep(0.5)
+
+    def summary(self):
+        # The first sample may be of a collection from before the window.
+        samples = [self.by_attempt[k] for k in sorted(self.by_attempt)][1:]
+        out = {"n": len(samples)}
+        for k, name in self.KEYS.items():
+            vals = [s[name] for s in samples if name in s]
+            out[k] = {"median": median(vals), "max": max(vals, default=None)}
+        c, r = self.KEYS["collection"], self.KEYS["render"]
+        both = [s[c] + s[r] for s in samples if c in s and r in s]
+        out["collection_plus_render"] = {"median": median(both), "max": max(both, default=None)}
+        return out
+
+
+def curl_scrape(url, gzip, n=5):
+    """Single scraper: median wall of n sequential scrapes, bytes."""
+    times, size = [], 0
+    for _ in range(n):
+        c = ["curl", "-s", "-o", "/dev/null", "-w", "%{time_total} %{size_download} %{http_code}"]
+        if gzip:
+            c += ["-H", "Accept-Encoding: gzip"]
+        out = subprocess.run(c + [url], capture_output=True, text=True, check=True).stdout.split()
+        if out[2] != "200":
+            raise RuntimeError(f"{url}: HTTP {out[2]}")
+        times.append(float(out[0]))
+        size = int(out[1])
+    return {"median": median(times), "max": max(times), "bytes": size}
+
+
+def run_path(ctl, name, argv, timeout, idle_per_min):
+    """A replaced path: wall, stdout bytes, client peak RSS, slurmctld CPU
+    (process delta minus the idle rate over the same time; and the RPC
+    worker threads' own CPU)."""
+    log(f"path: {name}")
+    out_path = os.path.join(ctl.dir, "path.out")
+    time_path = out_path + ".time"
+    w = CpuWindow(ctl.pid)
+    timed_out = False
+    with open(out_path, "wb") as out:
+        p = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", time_path] + argv,
+                             env=ctl.env, stdout=out, stderr=subprocess.DEVNULL)
+        try:
+            p.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+            timed_out = True
+    c = w.end()
+    size = os.path.getsize(out_path)
+    os.unlink(out_path)
+    rss = None
+    with contextlib.suppress(Exception):
+        with open(time_path) as f:
+            rss = int(f.read().split()[-1]) * 1024
+    return {"name": name, "wall": c["seconds"], "bytes": size, "client_rss": rss,
+            "ctld_cpu": max(0.0, c["process"] - idle_per_min * c["seconds"] / 60.0),
+            "workers_cpu": c["workers"], "t0": c["t0"], "t1": c["t1"],
+            "timed_out": timed_out, "rc": p.returncode}
+
+
+def submit(exe, ctl, args, *extra):
+    r = subprocess.run([exe, "--users", str(args.users), "--uid-base", str(args.uid_base),
+                        "--gid", "100", "--partitions", "all,a,b,c"] + list(extra),
+                       env=ctl.env, capture_output=True, text=True)
+    try:
+        res = json.loads(r.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        raise RuntimeError(f"submit_jobs failed: {r.stdout}{r.stderr}") from None
+    if res["errors"]:
+        log(f"submit_jobs: {res['errors']} errors, first: {res['first_error']}")
+    return res
+
+
+def run_wrk(wrk, ctl, conns, seconds, gzip):
+    w = CpuWindow(ctl.pid)
+    ru0 = os.times()
+    r = subprocess.run(wrk.cmd(ctl.url(), conns, seconds, gzip), capture_output=True, text=True)
+    ru1 = os.times()
+    c = w.end()
+    res = Wrk.result(r.stdout)
+    res.update({"ctld_cpu": c["process"], "ours_cpu": c["ours"],
+                "client_cpu": (ru1.children_user + ru1.children_system
+                               - ru0.children_user - ru0.children_system),
+                "ours_cpu_per_request": c["ours"] / max(1, res["requests"]),
+                "t0": c["t0"], "t1": c["t1"]})
+    return res
+
+
+# ----------------------------------------------------------------- report
+
+def report(R):
+    a = R["args"]
+    lines = []
+    add = lines.append
+    qb, qa = R["quiet_before"], R["quiet_after"]
+    add(f"Slurm 24.11.5 slurmctld, {a['nodes']:,} nodes (defined, never registered), "
+        f"{R['jobs_at_measure']:,} held jobs of {a['users']} users; {R['date']}, "
+        f"{R['machine']}; load average {qb['load1']} before, {qa['load1']} after"
+        + (f"; foreign processes: {' '.join(qb['busy'])}" if qb["busy"] else
+           "; no other Slurm daemons or compilers"))
+    add("")
+    add("| path | wall | slurmctld CPU | controller lock held |")
+    add("|---|---|---|---|")
+    g5 = R["gauges_5s"]
+    L = R["locks"]["idle"]
+    hold_u = L["hold_per_collection_union"]
+    cpu5 = R["cpu"]["5s"]
+    per_coll = cpu5["ours_per_min"] / 12  # collections per minute at 5 s
+    add(f"| **ours: one collection (nodes, jobs, diag) and render of /metrics**, off-lock | "
+        f"{fmt_ms(g5['collection']['median'])} + {fmt_ms(g5['render']['median'])} "
+        f"(max {fmt_ms(g5['collection_plus_render']['max'])}) | {fmt_ms(per_coll)} | "
+        f"{fmt_ms(hold_u['median'])} (max {fmt_ms(hold_u['max'])}), read locks only |")
+    if R.get("gauges_all"):
+        ga = R["gauges_all"]
+        add(f"| ours: the same, rendering every family (/metrics + the 5 native paths) | "
+            f"{fmt_ms(ga['collection']['median'])} + {fmt_ms(ga['render']['median'])} "
+            f"(max {fmt_ms(ga['collection_plus_render']['max'])}) | – | same |")
+    for key, label in (("plain", "plain"), ("gzip", "gzip")):
+        s = R["scrape_single"][key]
+        w = R["wrk"][key]
+        add(f"| **ours: scrape /metrics from the cache, {label}** ({fmt_bytes(s['bytes'])}) | "
+            f"{fmt_ms(s['median'])} alone; 16 scrapers: p50 {fmt_ms(w['p50'])}, p99 {fmt_ms(w['p99'])}, "
+            f"max {fmt_ms(w['max'])} | {fmt_ms(w['ours_cpu_per_request'])} | none |")
+    for p in R["paths"]:
+        lk = p.get("locks")
+        lk_text = f"{fmt_ms(lk['max_hold'])} ({lk['locks']})" if lk else "none"
+        extra = f", {fmt_bytes(p['bytes'])}"
+        if p.get("client_rss"):
+            extra += f", {fmt_bytes(p['client_rss'])} client RSS"
+        if p["timed_out"]:
+            extra += ", **killed at the timeout**"
+        add(f"| `{p['name']}` | {fmt_ms(p['wall'])}{extra} | {fmt_ms(p['workers_cpu'])} "
+            f"(~{fmt_ms(p['ctld_cpu'])} process) | {lk_text} |")
+    add("")
+    add("| measurement | value |")
+    add("|---|---|")
+    add(f"| our lock hold per collection, plugin gauges (5 s interval, {g5['n']} collections, idle) | "
+        f"jobs: median {fmt_ms(g5['hold_jobs']['median'])}, max {fmt_ms(g5['hold_jobs']['max'])}; "
+        f"nodes: median {fmt_ms(g5['hold_nodes']['median'])}, max {fmt_ms(g5['hold_nodes']['max'])}; "
+        f"our wait: max {fmt_ms(max(g5['wait_jobs']['max'] or 0, g5['wait_nodes']['max'] or 0))} |")
+    for name, label in (("idle", "idle"), ("scrapers", "16 scrapers"),
+                        ("submits", "submits, collector only"),
+                        ("submits_scrapers", "submits + 16 gzip scrapers")):
+        L = R["locks"].get(name)
+        if not L:
+            continue
+        u = L["hold_per_collection_union"]
+        by = "; ".join(f"{k}: median {fmt_ms(v['median'])}, max {fmt_ms(v['max'])}"
+                       for k, v in sorted(L["hold_by_locks"].items()))
+        imp = L["imposed"]
+        worst = imp["worst"]
+        add(f"| uprobes, {label}: our holds ({L['collections']} collections, "
+            f"{L['our_write_locks']} write locks) | per collection (union) median {fmt_ms(u['median'])}, "
+            f"max {fmt_ms(u['max'])}; {by} |")
+        add(f"| uprobes, {label}: other threads' waits overlapping our holds | {imp['n']}"
+            + (f": max {fmt_ms(imp['max_wait'])} ({worst['comm']}, {worst['locks']}), "
+               f"p99 {fmt_ms(imp['p99_wait'])}" if worst else "")
+            + f"; all waits of other threads: {L['other_lock_uses']} lock uses, "
+            f"max {fmt_ms(L['other_waits_all']['max'])}, p99 {fmt_ms(L['other_waits_all']['p99'])} |")
+    add(f"| collection wall (gauge) | median {fmt_ms(g5['collection']['median'])}, "
+        f"max {fmt_ms(g5['collection']['max'])} (jobs {fmt_ms(g5['collector_jobs']['median'])}, "
+        f"nodes {fmt_ms(g5['collector_nodes']['median'])}, diag {fmt_ms(g5['collector_diag']['median'])}) |")
+    add(f"| render wall (gauge) | /metrics: median {fmt_ms(g5['render']['median'])}, "
+        f"max {fmt_ms(g5['render']['max'])}"
+        + (f"; every family: median {fmt_ms(R['gauges_all']['render']['median'])}, "
+           f"max {fmt_ms(R['gauges_all']['render']['max'])}" if R.get("gauges_all") else "") + " |")
+    c = R["cpu"]
+    add(f"| slurmctld CPU per minute, idle ({a['idle_seconds']} s windows) | without plugin "
+        f"{c['none']['process_per_min']:.2f} s; plugin at 30 s {c['30s']['process_per_min']:.2f} s "
+        f"(our threads {c['30s']['ours_per_min']:.2f} s); at 5 s {c['5s']['process_per_min']:.2f} s "
+        f"(our threads {c['5s']['ours_per_min']:.2f} s) |")
+    for key, label in (("plain", "plain"), ("gzip", "gzip")):
+        w = R["wrk"][key]
+        secs = w["duration_us"] / 1e6
+        add(f"| 16 scrapers, {label}, {secs:.0f} s | {w['requests']} scrapes "
+            f"({w['requests'] / secs:.0f}/s, {w['errors']} errors), {fmt_bytes(w['bytes'] / secs)}/s; "
+            f"CPU: our listener {w['ours_cpu']:.1f} s, wrk {w['client_cpu']:.1f} s |")
+    q = R["submit_quiet"]["latency_ms"]
+    for key, label in (("submit_collector", "collector at 5 s"),
+                       ("submit_loaded", "collector at 5 s + 16 gzip scrapers")):
+        s = R[key]["latency_ms"]
+        add(f"| submit latency, {label} | median {s['median']:.2f} ms ({s['median'] / q['median']:.2f}× quiet), "
+            f"p99 {s['p99']:.2f} ms ({s['p99'] / q['p99']:.2f}×), max {s['max']:.2f} ms |")
+    add(f"| submit latency, quiet (no plugin), {a['submit_rate']:g}/s for {a['submit_seconds']} s | "
+        f"median {q['median']:.2f} ms, p99 {q['p99']:.2f} ms, max {q['max']:.2f} ms |")
+    bulk = R["bulk_submit"]
+    add(f"| bulk submit of {bulk['submitted']:,} held jobs (8 threads, plugin at 30 s) | "
+        f"{bulk['seconds']:.0f} s, {bulk['rate']:.0f} jobs/s |")
+    m = R["memory"]
+    d0 = m["rss_with"] - m["rss_without"]
+    d1 = m["rss_with_after_load"] - m["rss_without"]
+    add(f"| memory: slurmctld RSS with − without plugin | {fmt_bytes(d0)} idle "
+        f"({fmt_bytes(m['rss_with'])} − {fmt_bytes(m['rss_without'])}), {fmt_bytes(d1)} after the scrape "
+        f"load = {d0 / m['body_plain']:.2f}× / {d1 / m['body_plain']:.2f}× the plain body |")
+    add(f"| rendered /metrics body | {fmt_bytes(m['body_plain'])} plain, {fmt_bytes(m['body_gzip'])} gzip, "
+        f"{R['series']:,} series |")
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------- main
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--slurm-prefix", default=os.path.join(CACHE, "slurm-24.11.5"))
+    ap.add_argument("--plugin", default=os.path.join(ROOT, "build-24.11.5", "plugin", "slurm",
+                                                     "job_submit_soperator.so"))
+    ap.add_argument("--workdir", default="/tmp/sm-controller-bench")
+    ap.add_argument("--nodes", type=int, default=10000)
+    ap.add_argument("--jobs", type=int, default=50000)
+    ap.add_argument("--users", type=int, default=25)
+    ap.add_argument("--uid-base", type=int, default=20001)
+    ap.add_argument("--idle-seconds", type=int, default=60)
+    ap.add_argument("--settle-seconds", type=int, default=30,
+                    help="wait after each (re)start before measuring")
+    ap.add_argument("--submit-rate", type=float, default=20)
+    ap.add_argument("--submit-seconds", type=int, default=60)
+    ap.add_argument("--wrk-seconds", type=int, default=30)
+    ap.add_argument("--scrapers", type=int, default=16)
+    ap.add_argument("--listener-threads", type=int, default=4,
+                    help="ListenerThreads of the plugin (default: its default, 4)")
+    ap.add_argument("--path-timeout", type=int, default=900,
+                    help="seconds before a replaced path (squeue --json) is killed")
+    ap.add_argument("--wait-quiet", type=float, default=30,
+                    help="minutes to wait for load < --quiet-load and no foreign slurm/compilers")
+    ap.add_argument("--quiet-load", type=float, default=0.5)
+    ap.add_argument("--quick", action="store_true",
+                    help="1,000 nodes, 5,000 jobs, short phases (development)")
+    ap.add_argument("--json", help="also write the raw results here")
+    args = ap.parse_args()
+    if args.quick:
+        args.nodes, args.jobs = 1000, 5000
+        args.idle_seconds, args.submit_seconds, args.wrk_seconds = 15, 15, 5
+        args.settle_seconds, args.wait_quiet = 5, 0
+    if os.geteuid() != 0:
+        sys.exit("controller_bench.py needs root (tracefs, submitting as other uids)")
+    for tool in ("wrk", "cc", "curl", "nm", "readelf", "useradd"):
+        if not shutil.which(tool):
+            sys.exit(f"missing {tool}")
+    if not os.path.exists(os.path.join(args.slurm_prefix, "sbin", "slurmctld")):
+        sys.exit(f"no Slurm in {args.slurm_prefix}: run scripts/slurm-build.sh 24.11.5")
+    if not os.path.exists(args.plugin):
+        sys.exit(f"no plugin at {args.plugin}: build build-24.11.5 first")
+
+    R = {"args": vars(args), "date": time.strftime("%Y-%m-%d %H:%M %Z"),
+         "machine": f"{os.cpu_count()} cores, Linux {os.uname().release}"}
+    R["quiet_before"] = (wait_quiet(args.wait_quiet, args.quiet_load) if args.wait_quiet
+                         else quiet_state())
+
+    if os.path.exists(args.workdir):
+        if (os.listdir(args.workdir)
+                and not os.path.exists(os.path.join(args.workdir, "etc", "slurm.conf"))):
+            sys.exit(f"{args.workdir} exists and is not ours")
+        shutil.rmtree(args.workdir)
+    os.makedirs(args.workdir)
+    # A private copy: a rebuild of build-24.11.5 during the run must not
+    # change what a restarted slurmctld loads.
+    plugin_dir = os.path.join(args.workdir, "plugins")
+    os.makedirs(plugin_dir)
+    plugin_so = os.path.join(plugin_dir, "job_submit_soperator.so")
+    shutil.copy2(args.plugin, plugin_so)
+    with open(plugin_so, "rb") as f:
+        R["plugin_sha256"] = hashlib.sha256(f.read()).hexdigest()[:16]
+    exe = build_submitter(args.slurm_prefix)
+    users = Users(args.users, args.uid_base)
+    ctl = Controller(args, args.workdir, plugin_so)
+    tracer = LockTracer(os.path.join(args.slurm_prefix, "sbin", "slurmctld"),
+                        os.path.join(args.workdir, "trace.txt"))
+    wrk = Wrk(args.workdir)
+    background = []
+    windows = {}
+    R["cpu"] = {}
+    mem = R["memory"] = {}
+
+    def on_term(signum, frame):
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, on_term)
+
+    def settle(since):
+        left = since + args.settle_seconds - time.monotonic()
+        if left > 0:
+            time.sleep(left)
+
+    try:
+        users.ensure()
+        subprocess.run([os.path.join(ROOT, "scripts", "test-cluster.sh"), "munge"], check=True)
+        # ------------------------------------------------ A: fresh, 30 s
+        log(f"A: fresh slurmctld, {args.nodes} nodes, plugin at CollectionInterval=30s")
+        ctl.start(plugin=True, interval="30s", fresh=True)
+        log(f"A: submitting {args.jobs} held jobs")
+        R["bulk_submit"] = submit(exe, ctl, args, "--count", str(args.jobs), "--threads", "8")
+        log(f"A: {R['bulk_submit']['rate']:.0f} jobs/s")
+        t_submitted = time.monotonic()
+        ctl.wait_collections(1, timeout=120)
+        # Ask for plain and gzip once: both are then rendered (and
+        # compressed) after every collection, as with Prometheus scraping.
+        _, body = http_get(ctl.url(), timeout=120)
+        R["series"] = sum(1 for ln in body.split(b"\n") if ln and not ln.startswith(b"#"))
+        http_get(ctl.url(), headers={"Accept-Encoding": "gzip"}, timeout=120)
+        R["jobs_at_measure"] = ctl.job_count()
+        log(f"A: {R['jobs_at_measure']} jobs, /metrics {len(body)} bytes, {R['series']} series")
+        del body
+        settle(t_submitted)
+        log(f"A: idle CPU over {args.idle_seconds} s")
+        R["cpu"]["30s"] = idle_window(ctl, args.idle_seconds)
+        # The paths we replace, with uprobes for their lock holds.
+        tracer.setup()
+        R["paths"] = []
+        for name, argv in (
+                ("squeue", [ctl.bin("squeue")]),
+                ("sdiag --json", [ctl.bin("sdiag"), "--json"]),
+                ("scontrol show nodes --json", [ctl.bin("scontrol"), "show", "nodes", "--json"]),
+                ("squeue --json", [ctl.bin("squeue"), "--json"])):
+            R["paths"].append(run_path(ctl, name, argv, args.path_timeout,
+                                       R["cpu"]["30s"]["process_per_min"]))
+            time.sleep(2)
+        tracer.stop()
+        uses, _ = tracer.parse(ctl.pid)
+        for p in R["paths"]:
+            p["locks"] = path_locks(uses, p["t0"], p["t1"])
+        ctl.stop()
+
+        # ---------------------------------------- B: restart, 5 s interval
+        log("B: restart with the plugin at CollectionInterval=5s")
+        ctl.start(plugin=True, interval="5s")
+        t_started = time.monotonic()
+        http_get(ctl.url(), timeout=120)
+        http_get(ctl.url(), headers={"Accept-Encoding": "gzip"}, timeout=120)
+        settle(t_started)
+        gs = GaugeSampler(ctl)
+        tracer.setup()
+        log(f"B: idle CPU and gauges over {args.idle_seconds} s")
+        R["cpu"]["5s"] = idle_window(ctl, args.idle_seconds, gs)
+        windows["idle"] = (R["cpu"]["5s"]["t0"], R["cpu"]["5s"]["t1"])
+        R["gauges_5s"] = gs.summary()
+        mem["rss_with"] = rss_bytes(ctl.pid)
+        R["scrape_single"] = {"plain": curl_scrape(ctl.url(), False),
+                              "gzip": curl_scrape(ctl.url(), True)}
+        mem["body_plain"] = R["scrape_single"]["plain"]["bytes"]
+        mem["body_gzip"] = R["scrape_single"]["gzip"]["bytes"]
+        R["wrk"] = {}
+        for key, gz in (("plain", False), ("gzip", True)):
+            log(f"B: wrk, {args.scrapers} connections, {key}, {args.wrk_seconds} s")
+            R["wrk"][key] = run_wrk(wrk, ctl, args.scrapers, args.wrk_seconds, gz)
+        windows["scrapers"] = (R["wrk"]["plain"]["t0"], R["wrk"]["gzip"]["t1"])
+        log(f"B: submits at {args.submit_rate:g}/s for {args.submit_seconds} s, collector only")
+        t0 = time.monotonic()
+        R["submit_collector"] = submit(exe, ctl, args, "--rate", str(args.submit_rate),
+                                       "--duration", str(args.submit_seconds), "--name", "collector")
+        windows["submits"] = (t0, time.monotonic())
+        log(f"B: submits at {args.submit_rate:g}/s for {args.submit_seconds} s "
+            f"under {args.scrapers} gzip scrapers")
+        load = subprocess.Popen(wrk.cmd(ctl.url(), args.scrapers, args.submit_seconds + 6, True),
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        background.append(load)
+        time.sleep(3)
+        t0 = time.monotonic()
+        R["submit_loaded"] = submit(exe, ctl, args, "--rate", str(args.submit_rate),
+                                    "--duration", str(args.submit_seconds), "--name", "loaded")
+        windows["submits_scrapers"] = (t0, time.monotonic())
+        load_out, _ = load.communicate()
+        background.remove(load)
+        R["wrk"]["during_submits"] = Wrk.result(load_out)
+        mem["rss_with_after_load"] = rss_bytes(ctl.pid)
+        # Every family: ask for the five native paths too, then watch six
+        # more collections.
+        for path in ("/metrics/nodes", "/metrics/jobs", "/metrics/partitions",
+                     "/metrics/scheduler", "/metrics/jobs-users-accts"):
+            http_get(ctl.url(path), timeout=120)
+        ctl.wait_collections(1, timeout=120)
+        gs.reset()
+        gs.watch(6 * 5 + 2)
+        R["gauges_all"] = gs.summary()
+        tracer.stop()
+        uses, foreign = tracer.parse(ctl.pid)
+        R["trace_foreign_events"] = foreign
+        R["locks"] = {k: analyse_locks(uses, t0, t1) for k, (t0, t1) in windows.items()}
+        ctl.stop()
+
+        # -------------------------------------------- C: without the plugin
+        log("C: restart without the plugin")
+        ctl.start(plugin=False)
+        settle(time.monotonic())
+        log(f"C: idle CPU over {args.idle_seconds} s")
+        R["cpu"]["none"] = idle_window(ctl, args.idle_seconds)
+        mem["rss_without"] = rss_bytes(ctl.pid)
+        log(f"C: quiet submits at {args.submit_rate:g}/s for {args.submit_seconds} s")
+        R["submit_quiet"] = submit(exe, ctl, args, "--rate", str(args.submit_rate),
+                                   "--duration", str(args.submit_seconds), "--name", "quiet")
+        ctl.stop()
+        R["quiet_after"] = quiet_state()
+    finally:
+        for p in background:
+            with contextlib.suppress(Exception):
+                p.kill()
+                p.wait()
+        tracer.stop()
+        ctl.stop()
+        users.remove()
+    for path in [args.json, os.path.join(args.workdir, "results.json")]:
+        if path:
+            with open(path, "w") as f:
+                json.dump(R, f, indent=1, default=str)
+    print(report(R))
+
+
+if __name__ == "__main__":
+    main()
