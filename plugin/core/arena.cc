@@ -12,10 +12,10 @@ char* Arena::Allocate(size_t n) {
     // Oversized strings (a 1 MB reason) get a chunk of their own so the
     // current chunk's remainder is not wasted.
     const size_t size = n > chunk_size_ / 4 ? n : chunk_size_;
-    chunks_.push_back(std::make_unique<char[]>(size));
+    chunks_.emplace_back(size);
     bytes_reserved_ += size;
-    if (size != chunk_size_) return chunks_.back().get();
-    cursor_ = chunks_.back().get();
+    if (size != chunk_size_) return chunks_.back().data();
+    cursor_ = chunks_.back().data();
     left_ = size;
   }
   char* p = cursor_;
@@ -27,10 +27,11 @@ char* Arena::Allocate(size_t n) {
 void Arena::Reserve(size_t n) {
   if (n <= left_) return;
   const size_t size = std::max(n, chunk_size_);
-  // make_unique<char[]> value-initialises: the zeroing touches every page.
-  chunks_.push_back(std::make_unique<char[]>(size));
+  chunks_.emplace_back(size);
+  // Touch every page now, not under the locks.
+  std::memset(chunks_.back().data(), 0, size);
   bytes_reserved_ += size;
-  cursor_ = chunks_.back().get();
+  cursor_ = chunks_.back().data();
   left_ = size;
 }
 

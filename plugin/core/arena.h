@@ -6,9 +6,10 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <string_view>
 #include <vector>
+
+#include "large_alloc.h"
 
 namespace sm {
 
@@ -36,7 +37,7 @@ class Arena {
 
  private:
   size_t chunk_size_;
-  std::vector<std::unique_ptr<char[]>> chunks_;
+  std::vector<LargeBlock> chunks_;
   char* cursor_ = nullptr;
   size_t left_ = 0;
   size_t bytes_reserved_ = 0;

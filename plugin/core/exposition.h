@@ -60,10 +60,10 @@ class Family {
  private:
   friend class MetricSet;
   const FamilyDef* def_;
-  std::vector<std::string_view> values_;  // size() * labels, row-major
-  std::vector<double> numbers_;
-  std::vector<const HistogramValue*> histograms_;  // parallel, or empty
-  std::vector<uint32_t> order_;  // sorted, de-duplicated rows (after Seal)
+  Rows<std::string_view> values_;  // size() * labels, row-major
+  Rows<double> numbers_;
+  Rows<const HistogramValue*> histograms_;  // parallel, or empty
+  Rows<uint32_t> order_;  // sorted, de-duplicated rows (after Seal)
 };
 
 struct WriteStats {

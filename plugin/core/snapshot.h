@@ -116,7 +116,7 @@ struct Partition {
 
 struct NodeSnapshot {
   Arena arena;
-  std::vector<Node> nodes;
+  Rows<Node> nodes;
   std::vector<Partition> partitions;
 
   // Node records that clients do not list (FUTURE nodes, nameless slots;
@@ -213,7 +213,7 @@ struct Job {
 
 struct JobSnapshot {
   Arena arena;
-  std::vector<Job> jobs;
+  Rows<Job> jobs;
 };
 
 // ---- Controller statistics (sdiag) ---------------------------------------

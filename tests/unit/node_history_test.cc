@@ -23,7 +23,7 @@ Node N(std::string_view name, NodeBase base, uint32_t flags,
   return n;
 }
 
-void Observe(NodeHistory& h, std::vector<Node> nodes, double now) {
+void Observe(NodeHistory& h, Rows<Node> nodes, double now) {
   NodeSnapshot s;
   s.nodes = std::move(nodes);
   h.Observe(s, now);

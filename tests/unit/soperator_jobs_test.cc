@@ -15,7 +15,7 @@ using V = std::vector<std::string>;
 
 constexpr int64_t kNow = 1800000000;
 
-std::string RenderJobs(std::vector<Job> jobs) {
+std::string RenderJobs(Rows<Job> jobs) {
   JobSnapshot snap;
   snap.jobs = std::move(jobs);
   MetricSet set;

@@ -35,7 +35,7 @@ Node FullNode() {
   return n;
 }
 
-std::string RenderNodes(std::vector<Node> nodes) {
+std::string RenderNodes(Rows<Node> nodes) {
   NodeSnapshot snap;
   snap.nodes = std::move(nodes);
   MetricSet set;
