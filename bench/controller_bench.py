@@ -33,8 +33,6 @@ import socket
 import statistics
 import subprocess
 import sys
-import tempfile
-import threading
 import time
 import urllib.request
 
@@ -44,6 +42,9 @@ TRACEFS = "/sys/kernel/tracing"
 UPROBE_GROUP = "smbench"
 TICKS = os.sysconf("SC_CLK_TCK")
 USER_PREFIX = "smbench"
+sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
+import loopback  # noqa: E402
+from loopback import free_port  # noqa: E402
 
 
 def log(msg):
@@ -51,21 +52,6 @@ def log(msg):
 
 
 # ------------------------------------------------------------------ helpers
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def port_free(p):
-    with socket.socket() as s:
-        try:
-            s.bind(("127.0.0.1", p))
-            return True
-        except OSError:
-            return False
-
 
 def pct(values, p):
     """Nearest-rank percentile."""
@@ -250,18 +236,11 @@ class Controller:
         self.plugin_dir = os.path.dirname(plugin_so)
         self.conf = os.path.join(workdir, "etc", "slurm.conf")
         self.env = dict(os.environ, SLURM_CONF=self.conf)
-        self.port = self._port_base()
+        self.port = loopback.port_base((1, 2))
         self.metrics_port = free_port()
         self.monitoring_port = free_port()
         self.proc = None
         self.pid = None
-
-    def _port_base(self):
-        for _ in range(100):
-            p = free_port()
-            if p < 60000 and all(port_free(p + i) for i in (1, 2)):
-                return p
-        raise RuntimeError("no free port range")
 
     def bin(self, name):
         return os.path.join(self.prefix, "bin", name)
@@ -650,14 +629,22 @@ end
 
 
 class Wrk:
+    """Back to back (each connection sends its next request as soon as the
+    last answer is in), or paced: each connection waits `pace_ms` after an
+    answer, like a scraper with an interval (wrk's delay() hook; the wait
+    is not part of the latency)."""
+
     def __init__(self, workdir):
         self.script = os.path.join(workdir, "report.lua")
         with open(self.script, "w") as f:
             f.write(WRK_LUA)
+        self.paced_script = os.path.join(workdir, "paced.lua")
+        with open(self.paced_script, "w") as f:
+            f.write(WRK_LUA + 'delay = function() return tonumber(os.getenv("SM_PACE_MS")) end\n')
 
-    def cmd(self, url, conns, seconds, gzip):
+    def cmd(self, url, conns, seconds, gzip, pace_ms=None):
         c = ["wrk", "-t", "2", "-c", str(conns), "-d", f"{seconds}s",
-             "--timeout", "60s", "-s", self.script]
+             "--timeout", "60s", "-s", self.paced_script if pace_ms else self.script]
         if gzip:
             c += ["-H", "Accept-Encoding: gzip"]
         return c + [url]
@@ -841,10 +828,12 @@ def submit(exe, ctl, args, *extra):
     return res
 
 
-def run_wrk(wrk, ctl, conns, seconds, gzip):
+def run_wrk(wrk, ctl, conns, seconds, gzip, pace_ms=None):
     w = CpuWindow(ctl.pid)
     ru0 = os.times()
-    r = subprocess.run(wrk.cmd(ctl.url(), conns, seconds, gzip), capture_output=True, text=True)
+    env = dict(os.environ, SM_PACE_MS=str(pace_ms or 0))
+    r = subprocess.run(wrk.cmd(ctl.url(), conns, seconds, gzip, pace_ms),
+                       capture_output=True, text=True, env=env)
     ru1 = os.times()
     c = w.end()
     res = Wrk.result(r.stdout)
@@ -888,8 +877,11 @@ def report(R):
     for key, label in (("plain", "plain"), ("gzip", "gzip")):
         s = R["scrape_single"][key]
         w = R["wrk"][key]
+        p = R["wrk"][f"paced_{key}"]
         add(f"| **ours: scrape /metrics from the cache, {label}** ({fmt_bytes(s['bytes'])}) | "
-            f"{fmt_ms(s['median'])} alone; 16 scrapers: p50 {fmt_ms(w['p50'])}, p99 {fmt_ms(w['p99'])}, "
+            f"{fmt_ms(s['median'])} alone; 16 scrapers each every {a['pace_ms'] / 1000:g} s: "
+            f"p50 {fmt_ms(p['p50'])}, p99 {fmt_ms(p['p99'])}, max {fmt_ms(p['max'])}; "
+            f"16 back to back: p50 {fmt_ms(w['p50'])}, p99 {fmt_ms(w['p99'])}, "
             f"max {fmt_ms(w['max'])} | {fmt_ms(w['ours_cpu_per_request'])} | none |")
     for p in R["paths"]:
         lk = p.get("locks")
@@ -939,7 +931,9 @@ def report(R):
         f"{c['none']['process_per_min']:.2f} s; plugin at 30 s {c['30s']['process_per_min']:.2f} s "
         f"(our threads {c['30s']['ours_per_min']:.2f} s); at 5 s {c['5s']['process_per_min']:.2f} s "
         f"(our threads {c['5s']['ours_per_min']:.2f} s) |")
-    for key, label in (("plain", "plain"), ("gzip", "gzip")):
+    for key, label in (("plain", "plain, back to back"), ("gzip", "gzip, back to back"),
+                       ("paced_plain", f"plain, each every {a['pace_ms']} ms"),
+                       ("paced_gzip", f"gzip, each every {a['pace_ms']} ms")):
         w = R["wrk"][key]
         secs = w["duration_us"] / 1e6
         add(f"| 16 scrapers, {label}, {secs:.0f} s | {w['requests']} scrapes "
@@ -958,10 +952,10 @@ def report(R):
         f"{bulk['seconds']:.0f} s, {bulk['rate']:.0f} jobs/s |")
     m = R["memory"]
     d0 = m["rss_with"] - m["rss_without"]
-    d1 = m["rss_with_after_load"] - m["rss_without"]
+    d1 = m["rss_with_after_scrapes"] - m["rss_without"]
     add(f"| memory: slurmctld RSS with − without plugin | {fmt_bytes(d0)} idle "
-        f"({fmt_bytes(m['rss_with'])} − {fmt_bytes(m['rss_without'])}), {fmt_bytes(d1)} after the scrape "
-        f"load = {d0 / m['body_plain']:.2f}× / {d1 / m['body_plain']:.2f}× the plain body |")
+        f"({fmt_bytes(m['rss_with'])} − {fmt_bytes(m['rss_without'])}, both restarted from the same "
+        f"state), {fmt_bytes(d1)} after the 16-scraper runs = {d0 / m['body_plain']:.2f}× / {d1 / m['body_plain']:.2f}× the plain body |")
     add(f"| rendered /metrics body | {fmt_bytes(m['body_plain'])} plain, {fmt_bytes(m['body_gzip'])} gzip, "
         f"{R['series']:,} series |")
     return "\n".join(lines)
@@ -987,6 +981,8 @@ def main():
     ap.add_argument("--submit-seconds", type=int, default=60)
     ap.add_argument("--wrk-seconds", type=int, default=30)
     ap.add_argument("--scrapers", type=int, default=16)
+    ap.add_argument("--pace-ms", type=int, default=1000,
+                    help="interval of each paced scraper")
     ap.add_argument("--listener-threads", type=int, default=4,
                     help="ListenerThreads of the plugin (default: its default, 4)")
     ap.add_argument("--path-timeout", type=int, default=900,
@@ -1089,6 +1085,10 @@ def main():
         for p in R["paths"]:
             p["locks"] = path_locks(uses, p["t0"], p["t1"])
         ctl.stop()
+        # B and C start from this very state (50,000 jobs), so that their
+        # memory compares like with like.
+        state = os.path.join(ctl.dir, "state")
+        shutil.copytree(state, state + ".A", symlinks=True)
 
         # ---------------------------------------- B: restart, 5 s interval
         log("B: restart with the plugin at CollectionInterval=5s")
@@ -1112,6 +1112,12 @@ def main():
         for key, gz in (("plain", False), ("gzip", True)):
             log(f"B: wrk, {args.scrapers} connections, {key}, {args.wrk_seconds} s")
             R["wrk"][key] = run_wrk(wrk, ctl, args.scrapers, args.wrk_seconds, gz)
+        for key, gz in (("plain", False), ("gzip", True)):
+            log(f"B: wrk, {args.scrapers} connections each scraping every "
+                f"{args.pace_ms} ms, {key}, {args.wrk_seconds} s")
+            R["wrk"][f"paced_{key}"] = run_wrk(wrk, ctl, args.scrapers, args.wrk_seconds, gz,
+                                              args.pace_ms)
+        mem["rss_with_after_scrapes"] = rss_bytes(ctl.pid)
         windows["scrapers"] = (R["wrk"]["plain"]["t0"], R["wrk"]["gzip"]["t1"])
         log(f"B: submits at {args.submit_rate:g}/s for {args.submit_seconds} s, collector only")
         t0 = time.monotonic()
@@ -1131,7 +1137,6 @@ def main():
         load_out, _ = load.communicate()
         background.remove(load)
         R["wrk"]["during_submits"] = Wrk.result(load_out)
-        mem["rss_with_after_load"] = rss_bytes(ctl.pid)
         # Every family: ask for the five native paths too, then watch six
         # more collections.
         for path in ("/metrics/nodes", "/metrics/jobs", "/metrics/partitions",
@@ -1148,7 +1153,9 @@ def main():
         ctl.stop()
 
         # -------------------------------------------- C: without the plugin
-        log("C: restart without the plugin")
+        log("C: restart without the plugin, from the state B started from")
+        shutil.rmtree(state)
+        os.rename(state + ".A", state)
         ctl.start(plugin=False)
         settle(time.monotonic())
         log(f"C: idle CPU over {args.idle_seconds} s")

@@ -7,14 +7,17 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCRIPTS = os.path.join(ROOT, "scripts")
+sys.path.insert(0, os.path.join(SCRIPTS, "lib"))
+import loopback  # noqa: E402
+from loopback import free_port  # noqa: E402,F401
 TESTS = os.path.join(ROOT, "tests")
 
 # ---------------------------------------------------------------- exposition
@@ -55,12 +58,6 @@ def one(expo, name, **match):
 
 
 # ---------------------------------------------------------------- processes
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
 
 def http_get(url, headers=None, timeout=10):
     req = urllib.request.Request(url, headers=headers or {})
@@ -110,12 +107,8 @@ class Cluster:
 
     @staticmethod
     def _port_base():
-        # Two consecutive free ports for slurmctld/slurmd, plus the ghosts'.
-        for _ in range(50):
-            p = free_port()
-            if p < 60000 and all(_port_free(p + i) for i in (1, 84)):
-                return p
-        raise RuntimeError("no free port range")
+        # slurmctld's port; slurmd takes +1 and the ghost nodes +84.
+        return loopback.port_base((1, 84))
 
     @staticmethod
     def _read_env(path):
@@ -210,15 +203,6 @@ class Cluster:
         self.stop()
         if not os.environ.get("SM_KEEP_CLUSTER"):
             shutil.rmtree(self.dir, ignore_errors=True)
-
-
-def _port_free(p):
-    with socket.socket() as s:
-        try:
-            s.bind(("127.0.0.1", p))
-            return True
-        except OSError:
-            return False
 
 
 def _kv_line(line):

@@ -7,7 +7,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -17,6 +16,9 @@ import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCRIPTS = os.path.join(ROOT, "scripts")
+sys.path.insert(0, os.path.join(SCRIPTS, "lib"))
+import loopback  # noqa: E402
+from loopback import free_port  # noqa: E402,F401
 DOCS = os.path.join(ROOT, "docs")
 EXAMPLES = os.path.join(DOCS, "examples")
 SKIP = 77  # meson: test skipped
@@ -39,39 +41,9 @@ def run(*args, check=True, **kw):
 
 # ---------------------------------------------------------------- network
 
-# Ports handed out by this process: a port is free when we ask but not held,
-# so without this a listener could be given slurmctld's port.
-_handed_out = set()
-
-
-def free_port():
-    while True:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            p = s.getsockname()[1]
-        if p not in _handed_out:
-            _handed_out.add(p)
-            return p
-
-
-def port_free(p):
-    with socket.socket() as s:
-        try:
-            s.bind(("127.0.0.1", p))
-            return True
-        except OSError:
-            return False
-
-
 def port_base():
     """slurmctld's port; slurmd takes +1 and the ghost nodes +84."""
-    for _ in range(100):
-        p = free_port()
-        ports = {p, p + 1, p + 84}
-        if 1024 < p < 60000 and not (ports - {p}) & _handed_out and all(map(port_free, ports)):
-            _handed_out.update(ports)
-            return p
-    raise RuntimeError("no free port range")
+    return loopback.port_base((1, 84))
 
 
 def http_get(url, timeout=10, headers=None):

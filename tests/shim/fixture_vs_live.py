@@ -10,7 +10,6 @@ live_vs_replay.py --keep-dumps writes such a directory). The comparison is
 live_vs_replay.py's: exact except for history and clock-moving families.
 """
 import argparse
-import glob
 import importlib.util
 import os
 import subprocess

@@ -28,10 +28,8 @@ always stopped.
 """
 import argparse
 import os
-import random
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -41,6 +39,8 @@ import urllib.request
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 TEST_CLUSTER = os.path.join(ROOT, "scripts", "test-cluster.sh")
+sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
+from loopback import free_port, port_base  # noqa: E402
 
 # The replay's series must exist live; values not compared.
 HISTORY_FAMILIES = (
@@ -63,30 +63,6 @@ MOVING_FAMILIES = (
 
 def log(msg):
     print(f"live_vs_replay: {msg}", file=sys.stderr, flush=True)
-
-
-def port_free(port):
-    with socket.socket() as s:
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
-
-
-def pick_port_base():
-    # The cluster takes BASE, BASE+1 and BASE+84 (the ghosts' port).
-    for _ in range(200):
-        base = random.randrange(20000, 40000, 2)
-        if all(port_free(p) for p in (base, base + 1, base + 84)):
-            return base
-    sys.exit("no free port range for the test cluster")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 LINE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (\S+)$')
@@ -167,8 +143,6 @@ def main():
     os.makedirs(out)
     os.makedirs(dumps)
     metrics_port, monitoring_port = free_port(), free_port()
-    while monitoring_port == metrics_port:
-        monitoring_port = free_port()
     conf = os.path.join(work, "soperator_metrics.conf")
     with open(conf, "w") as f:
         f.write(f"MetricsBindAddress=127.0.0.1:{metrics_port}\n"
@@ -181,7 +155,7 @@ def main():
         log(f"starting Slurm {a.version} in {cluster}")
         subprocess.run([TEST_CLUSTER, "start", a.version, cluster,
                         "--plugin-dir", plugin_dir, "--job-submit", "soperator",
-                        "--metrics-conf", conf, "--port-base", str(pick_port_base())],
+                        "--metrics-conf", conf, "--port-base", str(port_base((1, 84)))],
                        check=True, stdout=subprocess.DEVNULL)
         started = True
         # The clients' environment, as `source DIR/env.sh` makes it.

@@ -11,19 +11,17 @@ checks that a non-loopback --listen is refused (exit 2) and that SIGTERM
 stops the server with exit 0.
 """
 import argparse
+import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
 import urllib.request
 
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "scripts", "lib"))
+from loopback import free_port  # noqa: E402
 
 
 def get(url):
@@ -47,8 +45,6 @@ def main():
     if r.returncode != 2 or "loopback addresses only" not in r.stderr:
         problems.append(f"non-loopback --listen: exit {r.returncode}, {r.stderr.strip()!r}")
     port, mport = free_port(), free_port()
-    while mport == port:
-        mport = free_port()
     p = subprocess.Popen([a.shim, "serve", "--plugin", a.plugin, "--listen", f"127.0.0.1:{port}",
                           "--monitoring-listen", f"127.0.0.1:{mport}"] + a.inputs,
                          stderr=subprocess.PIPE, text=True)
