@@ -84,6 +84,7 @@ void Collector::Start(bool ticker) {
     });
   threads_.emplace_back([this] {
     NameThisThread("sm-render");
+    LowerThisThreadPriority();
     RenderLoop();
   });
   if (ticker)

@@ -118,6 +118,10 @@ bool HttpListener::TryStart() {
   mg_callbacks callbacks;
   std::memset(&callbacks, 0, sizeof callbacks);
   callbacks.log_message = OnLog;
+  callbacks.init_thread = [](const mg_context*, int) -> void* {
+    LowerThisThreadPriority();
+    return nullptr;
+  };
   mg_context* ctx;
   {
     KeepSignalDispositions keep;

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 namespace sm {
 
@@ -10,6 +13,19 @@ namespace sm {
 // tracing tell our threads from slurmctld's own.
 inline void NameThisThread(const char* name) {
   pthread_setname_np(pthread_self(), name);
+}
+
+// Our threads that never hold a controller lock (HTTP workers, rendering)
+// yield the CPU to slurmctld's threads and to our collectors: on a busy
+// controller a scrape storm must not preempt a collector that holds read
+// locks, which would stall every writer queued behind it. Raising one's
+// own nice value needs no privilege; it is per thread on Linux.
+inline constexpr int kBackgroundNice = 10;
+inline void LowerThisThreadPriority() {
+  const pid_t tid = gettid();
+  errno = 0;
+  const int now = getpriority(PRIO_PROCESS, tid);
+  if (errno == 0) setpriority(PRIO_PROCESS, tid, now + kBackgroundNice);
 }
 
 // Threads inherit the creator's signal mask. Create ours inside this scope
