@@ -2,13 +2,22 @@
 #pragma once
 
 #include <chrono>
+#include <mutex>
 
 #include "slurm_api.h"
 #include "source.h"
 
 namespace sm::slurm {
 
-// lock_slurmctld() for the lifetime of the object, timing wait and hold.
+// Our sub-collectors take slurmctld's locks one at a time. slurmctld's
+// rwlocks prefer readers: a waiting writer gets in only when the reader
+// count drops to zero. Were the job walk's slices and the node copy to
+// overlap on two threads, the count would never drop between them and a
+// writer would wait for all of our holds together instead of one slice.
+inline std::mutex our_lock_turn;
+
+// lock_slurmctld() for the lifetime of the object, timing wait and hold
+// (the wait for slurmctld's locks, not for our turn).
 // A collection that takes the locks several times (in slices) adds up its
 // waits and holds in the same LockTiming.
 class TimedLock {
@@ -16,7 +25,7 @@ class TimedLock {
   using Clock = std::chrono::steady_clock;
 
   TimedLock(slurmctld_lock_t locks, LockTiming& timing)
-      : locks_(locks), timing_(timing) {
+      : turn_(our_lock_turn), locks_(locks), timing_(timing) {
     const auto t0 = Clock::now();
     lock_slurmctld(locks_);
     acquired_ = Clock::now();
@@ -29,6 +38,7 @@ class TimedLock {
     unlock_slurmctld(locks_);
     released_ = true;
     timing_.hold_seconds += Seconds(Clock::now() - acquired_);
+    turn_.unlock();
   }
   Clock::time_point acquired() const { return acquired_; }
   TimedLock(const TimedLock&) = delete;
@@ -38,6 +48,7 @@ class TimedLock {
   static double Seconds(Clock::duration d) {
     return std::chrono::duration<double>(d).count();
   }
+  std::unique_lock<std::mutex> turn_;
   slurmctld_lock_t locks_;
   LockTiming& timing_;
   Clock::time_point acquired_;
