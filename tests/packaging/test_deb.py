@@ -75,11 +75,14 @@ def main():
     listing = run("dpkg-deb", "-c", deb)
     files = {line.split()[-1].lstrip(".") for line in listing.splitlines()
              if not line.startswith("d")}
-    docs = {f"/usr/share/doc/{PKG}/{n}" for n in ("README.md", "copyright", "changelog.Debian.gz")}
-    for n in sorted(os.listdir(os.path.join(ROOT, "docs"))):
-        if n.endswith(".md"):
-            size = os.path.getsize(os.path.join(ROOT, "docs", n))
-            docs.add(f"/usr/share/doc/{PKG}/{n}" + (".gz" if size > 4096 else ""))
+    docs = {f"/usr/share/doc/{PKG}/{n}" for n in ("copyright", "changelog.Debian.gz")}
+    markdown = [os.path.join(ROOT, "README.md")] + [
+        os.path.join(ROOT, "docs", n) for n in sorted(os.listdir(os.path.join(ROOT, "docs")))
+        if n.endswith(".md")]
+    for path in markdown:
+        # Policy 12.3: over 4 kB compressed.
+        docs.add(f"/usr/share/doc/{PKG}/{os.path.basename(path)}"
+                 + (".gz" if os.path.getsize(path) > 4096 else ""))
     for n in sorted(os.listdir(os.path.join(ROOT, "docs", "examples"))):
         docs.add(f"/usr/share/doc/{PKG}/examples/{n}")
     want = set(sos) | {CONF} | docs
