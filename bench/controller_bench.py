@@ -574,17 +574,21 @@ def analyse_locks(uses, t0, t1):
     per_locks = {}
     for u in ours:
         per_locks.setdefault(lock_text(u["locks"]), []).append(u["t_rel"] - u["t_acq"])
+    # Our locks are all READ, and slurmctld's rwlocks prefer readers: only
+    # a thread asking for a WRITE lock can wait on us, and only for the part
+    # of its wait during which we held a lock (it may also be waiting for
+    # slurmctld's own holders, e.g. the state saver).
     imposed = []
     for u in others:
         wait = u["t_acq"] - u["t_req"]
-        if wait <= 0:
+        if wait <= 0 or 2 not in u["locks"]:
             continue
         ov = overlap(u["t_req"], u["t_acq"], merged, starts)
         if ov > 0:
             imposed.append({"wait": wait, "overlap": ov, "comm": u["comm"],
                             "locks": lock_text(u["locks"])})
     other_waits = [u["t_acq"] - u["t_req"] for u in others]
-    worst = max(imposed, key=lambda x: x["wait"]) if imposed else None
+    worst = max(imposed, key=lambda x: x["overlap"]) if imposed else None
     return {
         "our_lock_uses": len(ours),
         "our_write_locks": len(writes),
@@ -594,9 +598,9 @@ def analyse_locks(uses, t0, t1):
         "other_lock_uses": len(others),
         "other_waits_all": {"p99": pct(other_waits, 99), "max": max(other_waits, default=None)},
         "imposed": {"n": len(imposed),
-                    "p99_wait": pct([x["wait"] for x in imposed], 99),
-                    "max_wait": worst["wait"] if worst else 0.0,
-                    "max_overlap": max((x["overlap"] for x in imposed), default=0.0),
+                    "p99_blocked": pct([x["overlap"] for x in imposed], 99),
+                    "max_blocked": worst["overlap"] if worst else 0.0,
+                    "max_wait": max((x["wait"] for x in imposed), default=0.0),
                     "worst": worst},
     }
 
@@ -914,9 +918,11 @@ def report(R):
         add(f"| uprobes, {label}: our holds ({L['collections']} collections, "
             f"{L['our_write_locks']} write locks) | per collection (union) median {fmt_ms(u['median'])}, "
             f"max {fmt_ms(u['max'])}; {by} |")
-        add(f"| uprobes, {label}: other threads' waits overlapping our holds | {imp['n']}"
-            + (f": max {fmt_ms(imp['max_wait'])} ({worst['comm']}, {worst['locks']}), "
-               f"p99 {fmt_ms(imp['p99_wait'])}" if worst else "")
+        add(f"| uprobes, {label}: write-lock waits of other threads while we held a lock | {imp['n']}"
+            + (f": blocked by us at most {fmt_ms(imp['max_blocked'])} ({worst['comm']}, "
+               f"{worst['locks']}; its whole wait {fmt_ms(worst['wait'])}), "
+               f"p99 {fmt_ms(imp['p99_blocked'])}; longest whole wait {fmt_ms(imp['max_wait'])}"
+               if worst else "")
             + f"; all waits of other threads: {L['other_lock_uses']} lock uses, "
             f"max {fmt_ms(L['other_waits_all']['max'])}, p99 {fmt_ms(L['other_waits_all']['p99'])} |")
     add(f"| collection wall (gauge) | median {fmt_ms(g5['collection']['median'])}, "
