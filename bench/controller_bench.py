@@ -45,6 +45,7 @@ USER_PREFIX = "smbench"
 sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
 import loopback  # noqa: E402
 from loopback import free_port  # noqa: E402
+import exposition  # noqa: E402
 
 
 def log(msg):
@@ -89,16 +90,7 @@ def http_get(url, headers=None, timeout=60):
 
 def parse_flat(text):
     """Prometheus text -> {'name{labels}': value} (no unescaping needed here)."""
-    out = {}
-    for line in text.splitlines():
-        if not line or line.startswith("#"):
-            continue
-        key, _, value = line.rpartition(" ")
-        try:
-            out[key] = float(value)
-        except ValueError:
-            pass
-    return out
+    return {s.name + s.braces: float(s.value) for s in exposition.samples(text)}
 
 
 def fmt_ms(s):

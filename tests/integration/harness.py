@@ -10,7 +10,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -18,29 +17,19 @@ SCRIPTS = os.path.join(ROOT, "scripts")
 sys.path.insert(0, os.path.join(SCRIPTS, "lib"))
 import loopback  # noqa: E402
 from loopback import free_port  # noqa: E402,F401
+import exposition  # noqa: E402
+from polling import wait_for  # noqa: E402,F401
 TESTS = os.path.join(ROOT, "tests")
 
 # ---------------------------------------------------------------- exposition
-
-_LINE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (\S+)$')
-_PAIR = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
-
-
-def _unescape(v):
-    return v.replace('\\n', '\n').replace('\\"', '"').replace('\\\\', '\\')
 
 
 def parse_exposition(text):
     """Prometheus text -> {family sample name: [(labels dict, float)]}."""
     out = {}
-    for line in text.splitlines():
-        if not line or line.startswith("#"):
-            continue
-        m = _LINE.match(line)
-        if not m:
-            raise ValueError(f"unparsable line: {line!r}")
-        labels = {k: _unescape(v) for k, v in _PAIR.findall(m.group(3) or "")}
-        out.setdefault(m.group(1), []).append((labels, float(m.group(4))))
+    for s in exposition.samples(text):
+        labels = {k: exposition.unescape(v) for k, v in exposition.label_pairs(s.labels)}
+        out.setdefault(s.name, []).append((labels, float(s.value)))
     return out
 
 
@@ -63,20 +52,6 @@ def http_get(url, headers=None, timeout=10):
     req = urllib.request.Request(url, headers=headers or {})
     with urllib.request.urlopen(req, timeout=timeout) as r:
         return r.status, dict(r.headers), r.read()
-
-
-def wait_for(what, predicate, timeout=60, interval=0.5):
-    deadline = time.time() + timeout
-    last = None
-    while time.time() < deadline:
-        try:
-            last = predicate()
-            if last:
-                return last
-        except Exception as e:  # noqa: BLE001 - retried until the deadline
-            last = e
-        time.sleep(interval)
-    raise AssertionError(f"timed out waiting for {what}; last: {last!r}")
 
 
 class Cluster:

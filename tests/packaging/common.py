@@ -19,6 +19,8 @@ SCRIPTS = os.path.join(ROOT, "scripts")
 sys.path.insert(0, os.path.join(SCRIPTS, "lib"))
 import loopback  # noqa: E402
 from loopback import free_port  # noqa: E402,F401
+import exposition  # noqa: E402
+from polling import wait_for  # noqa: E402,F401
 DOCS = os.path.join(ROOT, "docs")
 EXAMPLES = os.path.join(DOCS, "examples")
 SKIP = 77  # meson: test skipped
@@ -55,37 +57,13 @@ def http_get(url, timeout=10, headers=None):
         return e.code, e.read()
 
 
-def wait_for(what, predicate, timeout=60, interval=0.3):
-    deadline = time.time() + timeout
-    last = None
-    while time.time() < deadline:
-        try:
-            last = predicate()
-            if last:
-                return last
-        except Exception as e:  # noqa: BLE001 - retried until the deadline
-            last = e
-        time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}; last: {last!r}")
-
-
 # ---------------------------------------------------------------- exposition
-
-_LINE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (\S+)( \S+)?$')
-_PAIR = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
-
 
 def parse_exposition(text):
     """Prometheus text -> {sample name: [labels dict, ...]}."""
     out = {}
-    for line in text.splitlines():
-        if not line or line.startswith("#"):
-            continue
-        m = _LINE.match(line)
-        if not m:
-            raise ValueError(f"unparsable line: {line!r}")
-        labels = dict(_PAIR.findall(m.group(3) or ""))
-        out.setdefault(m.group(1), []).append(labels)
+    for s in exposition.samples(text, timestamps=True):
+        out.setdefault(s.name, []).append(dict(exposition.label_pairs(s.labels)))
     return out
 
 

@@ -28,7 +28,6 @@ always stopped.
 """
 import argparse
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -41,6 +40,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 TEST_CLUSTER = os.path.join(ROOT, "scripts", "test-cluster.sh")
 sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
 from loopback import free_port, port_base  # noqa: E402
+import exposition  # noqa: E402
 
 # The replay's series must exist live; values not compared.
 HISTORY_FAMILIES = (
@@ -65,24 +65,11 @@ def log(msg):
     print(f"live_vs_replay: {msg}", file=sys.stderr, flush=True)
 
 
-LINE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (\S+)$')
-LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
-
-
 def parse(text):
     """{(name, labels): value} and the set of families (by TYPE line)."""
-    series, families = {}, set()
-    for line in text.splitlines():
-        if line.startswith("# TYPE "):
-            families.add(line.split()[2])
-            continue
-        if not line or line.startswith("#"):
-            continue
-        m = LINE.match(line)
-        if not m:
-            raise SystemExit(f"unparsable exposition line: {line!r}")
-        labels = tuple(sorted(LABEL.findall(m.group(3) or "")))
-        series[(m.group(1), labels)] = float(m.group(4))
+    series = {(s.name, tuple(sorted(exposition.label_pairs(s.labels)))): float(s.value)
+              for s in exposition.samples(text)}
+    families = {line.split()[2] for line in text.splitlines() if line.startswith("# TYPE ")}
     return series, families
 
 

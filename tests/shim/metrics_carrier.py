@@ -18,6 +18,10 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "scripts", "lib"))
+import exposition  # noqa: E402
+
 PATHS = ["nodes", "jobs", "partitions", "scheduler", "jobs-users-accts"]
 MIB = 1024 * 1024
 
@@ -34,19 +38,8 @@ TIMING = {
 # arrived in 23.02): present, but 0, in a plugin built for 22.05.
 NOT_IN_2205 = re.compile(r"^slurm_(sched|bf)_exit_")
 
-LINE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{.*\})? (\S+)$')
-
-
 def series(text):
-    out = {}
-    for line in text.splitlines():
-        if not line or line.startswith("#"):
-            continue
-        m = LINE.match(line)
-        if not m:
-            raise SystemExit(f"unparsable: {line!r}")
-        out[(m.group(1), m.group(2) or "")] = float(m.group(3))
-    return out
+    return {(s.name, s.braces): float(s.value) for s in exposition.samples(text)}
 
 
 def render(shim, plugin, fixtures, path, conf):
