@@ -308,9 +308,10 @@ launch() {
 	local pid=$! end=$((SECONDS + 5))
 	echo "$pid" >"$dir/run/$name.pid"
 	# $! is the child before setsid has exec'd the daemon: until then its
-	# name is not the daemon's and is_ours() would call it dead.
-	while ((SECONDS < end)) && [[ -e /proc/$pid ]] &&
-		[[ "$(cat "/proc/$pid/comm" 2>/dev/null)" != "$name" ]]; do
+	# name is not the daemon's and is_ours() would call it dead. Within the
+	# exec itself the kernel sets the new name before the new command line,
+	# so wait for is_ours() as a whole, not for the name alone.
+	while ((SECONDS < end)) && [[ -e /proc/$pid ]] && ! is_ours "$pid" "$name" "$conf"; do
 		sleep 0.05
 	done
 }
