@@ -122,7 +122,14 @@ class Cluster:
         return out
 
     def job_text(self, job_id):
-        return _kv_line(self.scontrol("show", "job", "-o", str(job_id)))
+        """scontrol show job -o, parsed, for this job id only: asked for an
+        array's id, scontrol prints one line per record of the array (the
+        pending meta record and every task split off under its own id)."""
+        for line in self.scontrol("show", "job", "-o", str(job_id)).splitlines():
+            fields = _kv_line(line)
+            if fields.get("JobId") == str(job_id):
+                return fields
+        return {}
 
     def squeue_json(self):
         # 23.02+ applies squeue's default filter (no finished jobs) to --json.
