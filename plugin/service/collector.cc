@@ -45,6 +45,19 @@ std::string Gzip(const std::string& in) {
   return rc == Z_STREAM_END ? out : std::string();
 }
 
+// A loop thread runs `step` and goes on whatever it throws: an exception
+// leaving a std::thread would terminate slurmctld.
+template <class Step>
+void LogFailure(const char* what, Step&& step) {
+  try {
+    step();
+  } catch (const std::exception& e) {
+    LogError(std::string(what) + ": " + e.what());
+  } catch (...) {
+    LogError(what);
+  }
+}
+
 }  // namespace
 
 const std::string& Body::gzipped() const {
@@ -120,13 +133,7 @@ void Collector::TickerLoop() {
   std::unique_lock lock(mu_);
   while (!stopping_) {
     lock.unlock();
-    try {
-      StartTick(false);
-    } catch (const std::exception& e) {
-      LogError(std::string("collector tick failed: ") + e.what());
-    } catch (...) {
-      LogError("collector tick failed");
-    }
+    LogFailure("collector tick failed", [this] { StartTick(false); });
     lock.lock();
     // Until slurmctld has loaded its state (or while it is a standby
     // backup) look again every second rather than every interval.
@@ -162,13 +169,7 @@ void Collector::RenderLoop() {
     render_pending_ = false;
     const uint64_t epoch = render_epoch_;
     lock.unlock();
-    try {
-      RenderAll(epoch);
-    } catch (const std::exception& e) {
-      LogError(std::string("render failed: ") + e.what());
-    } catch (...) {
-      LogError("render failed");
-    }
+    LogFailure("render failed", [this, epoch] { RenderAll(epoch); });
     lock.lock();
   }
 }
