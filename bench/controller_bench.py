@@ -46,6 +46,7 @@ sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
 import loopback  # noqa: E402
 from loopback import free_port  # noqa: E402
 import exposition  # noqa: E402
+from processes import terminate  # noqa: E402
 
 
 def log(msg):
@@ -327,15 +328,8 @@ class Controller:
             self.wait_ready()
 
     def stop(self):
-        if not self.proc or self.proc.poll() is not None:
-            self.proc = None
-            return
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            self.proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(timeout=30)
+        if self.proc:
+            terminate(self.proc, 60)
         self.proc = None
 
     def url(self, path="/metrics"):

@@ -84,17 +84,19 @@ class ClusterTest(unittest.TestCase):
         """compare() -> (result, [differences]) between one of our bodies and
         the daemon command run after it, retried until no difference is left:
         jobs start, end and split off array tasks in between. A difference
-        that persists fails the test with the last list."""
+        that persists fails the test with the last list (or, when the last
+        attempt raised, with wait_for's report of that exception)."""
         last = []
 
         def attempt():
             nonlocal last
+            last = []
             result, last = compare()
             return (result,) if not last else None
         try:
             return wait_for(what, attempt, timeout=timeout, interval=0)[0]
-        except AssertionError:
-            self.fail(f"{what}:\n" + "\n".join(map(str, last)))
+        except AssertionError as e:
+            self.fail(f"{what}:\n" + ("\n".join(map(str, last)) if last else str(e)))
 
     # ------------------------------------------------------------------ load
 

@@ -21,6 +21,7 @@ import loopback  # noqa: E402
 from loopback import free_port  # noqa: E402,F401
 import exposition  # noqa: E402
 from polling import wait_for  # noqa: E402,F401
+from processes import terminate  # noqa: E402
 DOCS = os.path.join(ROOT, "docs")
 EXAMPLES = os.path.join(DOCS, "examples")
 SKIP = 77  # meson: test skipped
@@ -247,13 +248,7 @@ class Daemon:
             return f.read()
 
     def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=10)
+        terminate(self.proc, 30)
         self.log.close()
 
 

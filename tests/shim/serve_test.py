@@ -13,7 +13,6 @@ stops the server with exit 0.
 import argparse
 import os
 import re
-import signal
 import subprocess
 import sys
 import time
@@ -22,6 +21,7 @@ import urllib.request
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), "scripts", "lib"))
 from loopback import free_port  # noqa: E402
+from processes import terminate  # noqa: E402
 
 
 def get(url):
@@ -71,11 +71,8 @@ def main():
         if not re.search(r"^slurm_exporter_metrics_requests_total [1-9]", mon, re.M):
             problems.append("monitoring endpoint did not count the /metrics requests")
     finally:
-        p.send_signal(signal.SIGTERM)
-        try:
-            rc = p.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            p.kill()
+        rc = terminate(p, 20)
+        if rc is None:
             rc = "killed after 20 s"
     if rc != 0:
         problems.append(f"SIGTERM: exit {rc}")
