@@ -37,6 +37,7 @@ struct Option {
   const char* key;  // as documented (file)
   const char* env;  // nullptr: no environment variable
   Setter set;
+  bool listener = false;  // invalid: no listener starts (fail closed)
 };
 
 std::string SetBool(bool& field, std::string_view v) {
@@ -61,9 +62,9 @@ std::string SetInt(int& field, std::string_view v, int min, int max) {
 }
 
 std::string SetBindAddress(std::string& field, std::string_view v) {
-  if (!CivetwebPorts(v))
-    return "accepted values are [address]:port, e.g. :8080 or 127.0.0.1:8080";
-  field = std::string(v);
+  std::string why;
+  if (!ParseBindAddress(v, &why)) return why;
+  field = std::string(TrimSpace(v));
   return "";
 }
 
@@ -98,11 +99,40 @@ const std::vector<Option>& Options() {
          std::string err = SetBindAddress(c.metrics_bind_address, v);
          if (err.empty()) c.metrics_bind_address_set = true;
          return err;
-       }},
+       },
+       true},
       {"MonitoringBindAddress", "SLURM_EXPORTER_MONITORING_BIND_ADDRESS",
        [](Config& c, std::string_view v) {
          return SetBindAddress(c.monitoring_bind_address, v);
-       }},
+       },
+       true},
+      {"WebConfigFile", "SLURM_EXPORTER_WEB_CONFIG_FILE",
+       [](Config& c, std::string_view v) {
+         // Read when the listeners start. slurmctld's working directory is
+         // not the admin's: only absolute paths mean one file.
+         const std::string_view path = TrimSpace(v);
+         if (!path.empty() && path.front() != '/')
+           return std::string("must be an absolute path, e.g. "
+                              "/etc/slurm/web-config.yml");
+         c.web_config_file = std::string(path);
+         return std::string();
+       },
+       true},
+      {"AllowedNetworks", "SLURM_EXPORTER_ALLOWED_NETWORKS",
+       [](Config& c, std::string_view v) {
+         std::string why;
+         if (TrimSpace(v).empty()) {
+           c.allowed_networks.clear();
+           return why;
+         }
+         auto nets = ParseCidrList(v, &why);
+         if (!nets)
+           return why + "; accepted values are comma-separated networks, "
+                        "e.g. 127.0.0.0/8,10.0.0.0/8,::1/128";
+         c.allowed_networks = std::move(*nets);
+         return why;
+       },
+       true},
       {"LogLevel", "SLURM_EXPORTER_LOG_LEVEL",
        [](Config& c, std::string_view v) {
          const std::string l = Lower(TrimSpace(v));
@@ -258,26 +288,65 @@ std::optional<milliseconds> ParseDuration(std::string_view s) {
   return ParseGoDuration(s);
 }
 
-std::optional<std::string> CivetwebPorts(std::string_view a) {
+std::string BindAddress::str() const {
+  const std::string p = ":" + std::to_string(port);
+  if (family == Family::kIPv6) return "[" + host + "]" + p;
+  return host + p;
+}
+
+std::optional<BindAddress> ParseBindAddress(std::string_view a, std::string* why) {
   a = TrimSpace(a);
   const size_t colon = a.rfind(':');
-  if (colon == std::string_view::npos) return std::nullopt;
-  std::string_view host = a.substr(0, colon);
+  if (colon == std::string_view::npos) {
+    *why = "expected [address]:port, e.g. :8080, 127.0.0.1:8080 or [::1]:8080";
+    return std::nullopt;
+  }
+  const std::string_view host = a.substr(0, colon);
   const std::string_view port = a.substr(colon + 1);
   const auto p = GoAtoi(port);
-  if (!p || *p < 0 || *p > 65535 || port.front() == '+' || port.front() == '-')
+  if (!p || port.empty() || !std::isdigit(static_cast<unsigned char>(port[0])) ||
+      *p > 65535) {
+    *why = "the port must be a number from 0 to 65535";
     return std::nullopt;
-  if (host.empty()) return std::string(port);
-  if (host == "localhost") host = "127.0.0.1";
-  const bool bracketed = host.front() == '[' && host.back() == ']';
-  for (char c : host) {
-    // civetweb binds literal addresses only: digits, dots, hex and colons.
-    if (!(std::isxdigit(static_cast<unsigned char>(c)) || c == '.' || c == ':' ||
-          c == '[' || c == ']'))
-      return std::nullopt;
   }
-  if (!bracketed && host.find(':') != std::string_view::npos) return std::nullopt;
-  return std::string(host) + ":" + std::string(port);
+  BindAddress out;
+  out.port = static_cast<int>(*p);
+  if (host.empty()) return out;
+  if (host.front() == '[') {
+    if (host.size() < 2 || host.back() != ']') {
+      *why = "unbalanced brackets in \"" + std::string(host) + "\"";
+      return std::nullopt;
+    }
+    const std::string_view inner = host.substr(1, host.size() - 2);
+    const auto ip = ParseIpAddress(inner);
+    if (inner.empty()) {
+      *why = "empty brackets; write :" + std::string(port) +
+             " to listen on every address";
+      return std::nullopt;
+    }
+    if (!ip || !ip->v6 || inner.find(':') == std::string_view::npos) {
+      *why = "\"" + std::string(inner) + "\" is not a literal IPv6 address";
+      return std::nullopt;
+    }
+    out.family = BindAddress::Family::kIPv6;
+    out.host = std::string(inner);
+    return out;
+  }
+  if (host.find(':') != std::string_view::npos) {
+    *why = "write IPv6 addresses in brackets, e.g. [::1]:8080";
+    return std::nullopt;
+  }
+  const std::string_view literal = host == "localhost" ? "127.0.0.1" : host;
+  const auto ip = ParseIpAddress(literal);
+  if (!ip || ip->v6 || literal.find(':') != std::string_view::npos) {
+    *why = "\"" + std::string(host) +
+           "\" is not a literal IPv4 address (host names are not resolved; "
+           "use an address of this machine, e.g. 127.0.0.1, or [::1] for IPv6)";
+    return std::nullopt;
+  }
+  out.family = BindAddress::Family::kIPv4;
+  out.host = std::string(literal);
+  return out;
 }
 
 Config LoadConfig(const std::optional<std::string>& file,
@@ -287,6 +356,7 @@ Config LoadConfig(const std::optional<std::string>& file,
   std::map<std::string, const Option*> by_key;
   for (const Option& o : Options()) by_key[NormalizeKey(o.key)] = &o;
 
+  std::map<std::string, std::string> listener_errors;
   auto apply = [&](const Option& o, std::string_view value,
                    const std::string& source) {
     Config candidate = config;
@@ -297,8 +367,10 @@ Config LoadConfig(const std::optional<std::string>& file,
                                     ": " + err});
       // Some setters pick a fallback (log level); keep it, else the default.
       if (std::string(o.key) == "LogLevel") config = candidate;
+      if (o.listener) listener_errors[o.key] = source + ": invalid " + o.key + ": " + err;
       return;
     }
+    listener_errors.erase(o.key);  // the file overrides a bad environment value
     config = std::move(candidate);
   };
 
@@ -346,6 +418,8 @@ Config LoadConfig(const std::optional<std::string>& file,
                           "\"; ignored")});
     }
   }
+  if (!listener_errors.empty())
+    config.listener_config_error = listener_errors.begin()->second;
   if (config.job_source == JobSource::kAccounting) {
     messages.push_back(
         {false,

@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "cidr.h"
+
 namespace sm {
 
 enum class LogLevel { kDebug, kInfo, kWarn, kError };
@@ -35,6 +37,13 @@ struct Config {
   bool native_values = false;  // reproduce metrics/openmetrics' values
   int listener_threads = 4;
   std::vector<std::string> disabled_families;
+  // Access control for both listeners (docs/configuration.md, Security).
+  std::string web_config_file;        // exporter-toolkit web config; "" none
+  std::vector<Cidr> allowed_networks;  // empty: every peer
+  // Set when a listener option (bind address, web config, allowed
+  // networks) was given but invalid: the listeners then do not start
+  // rather than serve somewhere or someone the admin did not ask for.
+  std::string listener_config_error;
 };
 
 struct ConfigMessage {
@@ -54,9 +63,18 @@ Config LoadConfig(const std::optional<std::string>& file,
 // "2h45m30.5s"), like Soperator's flag parser.
 std::optional<std::chrono::milliseconds> ParseDuration(std::string_view s);
 
-// ":8080" -> "8080", "127.0.0.1:8080" -> same, "[::1]:8080" -> same: the
-// listening_ports syntax civetweb takes; port 0 means any free port.
-// nullopt when malformed.
-std::optional<std::string> CivetwebPorts(std::string_view bind_address);
+// Where a listener binds: ":8080" (every address, IPv6 and IPv4),
+// "127.0.0.1:8080", "[::1]:8080", "[::]:8080", "localhost:8080" (127.0.0.1).
+// Host names are not resolved. Port 0 means any free port (tests).
+struct BindAddress {
+  enum class Family { kAny, kIPv4, kIPv6 };
+  Family family = Family::kAny;
+  std::string host;  // literal address without brackets; "" for kAny
+  int port = 0;
+  std::string str() const;  // as written back in logs: "[::1]:8080"
+};
+// nullopt when malformed, with the reason in *why.
+std::optional<BindAddress> ParseBindAddress(std::string_view bind_address,
+                                            std::string* why);
 
 }  // namespace sm

@@ -107,8 +107,4 @@ inline constexpr std::string_view kOpenMetricsContentType =
     "application/openmetrics-text; version=1.0.0; charset=utf-8; "
     "escaping=underscores";
 
-// Picks the format for an HTTP Accept header (OpenMetrics only when the
-// client lists application/openmetrics-text ahead of text/plain).
-Format NegotiateFormat(std::string_view accept_header);
-
 }  // namespace sm

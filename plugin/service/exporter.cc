@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "log.h"
+#include "negotiation.h"
 
 namespace sm {
 namespace {
@@ -68,6 +69,15 @@ Exporter::Exporter(Source& source, Config config, Carrier carrier,
       collector_(source, MakeOptions(config_, carrier, offline), monitoring_) {}
 
 Exporter::~Exporter() { Stop(); }
+
+// civetweb's listening_ports syntax, until our own listener replaces it.
+static std::optional<std::string> CivetwebPorts(const std::string& address) {
+  std::string why;
+  const auto a = ParseBindAddress(address, &why);
+  if (!a) return std::nullopt;
+  if (a->family == BindAddress::Family::kAny) return std::to_string(a->port);
+  return a->str();
+}
 
 void Exporter::Start() {
   collector_.Start(!manual_ticks_);

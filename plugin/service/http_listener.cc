@@ -16,6 +16,7 @@
 
 #include "collector.h"
 #include "log.h"
+#include "negotiation.h"
 #include "thread_util.h"
 
 namespace sm {
@@ -197,7 +198,7 @@ int HttpListener::Handle(::mg_connection* conn) {
   req.path = ri->local_uri ? ri->local_uri : "";
   if (const char* a = mg_get_header(conn, "Accept")) req.accept = a;
   if (const char* enc = mg_get_header(conn, "Accept-Encoding"))
-    req.accepts_gzip = std::strstr(enc, "gzip") != nullptr;
+    req.accepts_gzip = NegotiateGzip(enc);
 
   const HttpResponse resp = handler_(req);
   const std::string* payload = &resp.text;

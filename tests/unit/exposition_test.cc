@@ -235,20 +235,5 @@ TEST(MetricSet, SameNameFamiliesShareOneHeader) {
             "slurm_node_cpus_effective{node=\"n1\"} 4\n");
 }
 
-TEST(Negotiate, PrometheusAndPlainClients) {
-  EXPECT_EQ(NegotiateFormat(""), Format::kText);
-  EXPECT_EQ(NegotiateFormat("text/plain;version=0.0.4"), Format::kText);
-  EXPECT_EQ(NegotiateFormat("application/openmetrics-text;version=1.0.0,"
-                            "application/openmetrics-text;version=0.0.1;q=0."
-                            "75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1"),
-            Format::kOpenMetrics);
-  EXPECT_EQ(NegotiateFormat("text/plain;q=0.9, application/openmetrics-text;"
-                            "q=0.5"),
-            Format::kText);
-  EXPECT_EQ(NegotiateFormat("application/openmetrics-text; version=2.0.0"),
-            Format::kText);
-  EXPECT_EQ(NegotiateFormat("application/json"), Format::kText);
-}
-
 }  // namespace
 }  // namespace sm

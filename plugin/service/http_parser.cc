@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "http_parser.h"
+
+#include <cctype>
+
+#include "ascii.h"
+
+namespace sm::http {
+namespace {
+
+bool IsTchar(unsigned char c) {
+  if (std::isalnum(c)) return true;
+  switch (c) {
+    case '!': case '#': case '$': case '%': case '&': case '\'': case '*':
+    case '+': case '-': case '.': case '^': case '_': case '`': case '|':
+    case '~':
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IsToken(std::string_view s) {
+  if (s.empty()) return false;
+  for (unsigned char c : s) {
+    if (!IsTchar(c)) return false;
+  }
+  return true;
+}
+
+bool IStartsWith(std::string_view s, std::string_view prefix) {
+  return s.size() >= prefix.size() && EqualsIgnoreCase(s.substr(0, prefix.size()), prefix);
+}
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+bool PercentDecode(std::string_view in, std::string* out) {
+  out->clear();
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (in[i] != '%') {
+      out->push_back(in[i]);
+      continue;
+    }
+    if (i + 2 >= in.size()) return false;
+    const int hi = HexValue(in[i + 1]), lo = HexValue(in[i + 2]);
+    if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) return false;  // no NUL
+    out->push_back(static_cast<char>(hi * 16 + lo));
+    i += 2;
+  }
+  return true;
+}
+
+// Request-target: origin-form "/p?q", absolute-form "http://h/p?q" (a
+// proxy's form, which servers must accept: RFC 9112 section 3.2.2), or "*".
+bool ParseTarget(std::string_view target, RequestHead* out) {
+  for (unsigned char c : target) {
+    if (c <= 0x20 || c >= 0x7f || c == '#') return false;
+  }
+  if (target == "*") {
+    out->asterisk = true;
+    out->path.assign(1, '*');
+    return true;
+  }
+  if (IStartsWith(target, "http://") || IStartsWith(target, "https://")) {
+    target.remove_prefix(target.find("//") + 2);
+    const size_t end = target.find_first_of("/?");
+    if (end == 0 || target.empty()) return false;  // no authority
+    target = end == std::string_view::npos ? std::string_view("/") : target.substr(end);
+    if (target.front() == '?') return false;  // "http://h?q": path-abempty
+  }
+  if (target.empty() || target.front() != '/') return false;
+  const size_t q = target.find('?');
+  if (q != std::string_view::npos) out->query = std::string(target.substr(q + 1));
+  return PercentDecode(target.substr(0, q), &out->path);
+}
+
+bool ParseRequestLine(std::string_view line, RequestHead* out, int* error) {
+  *error = 400;
+  const size_t sp1 = line.find(' ');
+  if (sp1 == std::string_view::npos) return false;
+  const size_t sp2 = line.find(' ', sp1 + 1);
+  if (sp2 == std::string_view::npos || line.find(' ', sp2 + 1) != std::string_view::npos)
+    return false;
+  const std::string_view method = line.substr(0, sp1);
+  const std::string_view target = line.substr(sp1 + 1, sp2 - sp1 - 1);
+  const std::string_view version = line.substr(sp2 + 1);
+  if (!IsToken(method) || target.empty()) return false;
+  if (version.size() != 8 || !version.starts_with("HTTP/") ||
+      !std::isdigit(static_cast<unsigned char>(version[5])) || version[6] != '.' ||
+      !std::isdigit(static_cast<unsigned char>(version[7])))
+    return false;
+  if (version[5] != '1') {
+    *error = 505;
+    return false;
+  }
+  out->minor_version = version[7] == '0' ? 0 : 1;  // 1.2 and later speak 1.1
+  out->method = std::string(method);
+  if (!ParseTarget(target, out)) return false;
+  return !out->asterisk || out->method == "OPTIONS";
+}
+
+bool ParseContentLength(std::string_view v, uint64_t* n) {
+  if (v.empty() || v.size() > 18) return false;
+  *n = 0;
+  for (char c : v) {
+    if (c < '0' || c > '9') return false;
+    *n = *n * 10 + static_cast<uint64_t>(c - '0');
+  }
+  return true;
+}
+
+void Append(std::string& joined, std::string_view value) {
+  if (!joined.empty()) joined += ", ";
+  joined += value;
+}
+
+bool ParseField(std::string_view line, RequestHead* out) {
+  const size_t colon = line.find(':');
+  if (colon == std::string_view::npos) return false;
+  const std::string_view name = line.substr(0, colon);
+  if (!IsToken(name)) return false;  // also "Name :" (RFC 9112 section 5.1)
+  const std::string_view value = TrimOws(line.substr(colon + 1));
+  for (unsigned char c : value) {
+    if ((c < 0x20 && c != '\t') || c == 0x7f) return false;
+  }
+  if (EqualsIgnoreCase(name, "Host")) {
+    if (out->has_host) return false;
+    out->has_host = true;
+    out->host = std::string(value);
+  } else if (EqualsIgnoreCase(name, "Accept")) {
+    Append(out->accept, value);
+  } else if (EqualsIgnoreCase(name, "Accept-Encoding")) {
+    Append(out->accept_encoding, value);
+  } else if (EqualsIgnoreCase(name, "Authorization")) {
+    if (out->has_authorization) return false;
+    out->has_authorization = true;
+    out->authorization = std::string(value);
+  } else if (EqualsIgnoreCase(name, "Content-Length")) {
+    // A list of identical values is one value (RFC 9110 section 8.6).
+    std::string_view rest = value;
+    while (true) {
+      const size_t comma = rest.find(',');
+      uint64_t n;
+      if (!ParseContentLength(TrimOws(rest.substr(0, comma)), &n)) return false;
+      if (out->content_length && *out->content_length != n) return false;
+      out->content_length = n;
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
+  } else if (EqualsIgnoreCase(name, "Transfer-Encoding")) {
+    out->transfer_encoding = true;
+  } else if (EqualsIgnoreCase(name, "Connection")) {
+    std::string_view rest = value;
+    while (true) {
+      const size_t comma = rest.find(',');
+      if (EqualsIgnoreCase(TrimOws(rest.substr(0, comma)), "close")) out->connection_close = true;
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+ParseResult ParseRequestHead(std::string_view buffer, RequestHead* out) {
+  *out = RequestHead();
+  ParseResult r;
+  const std::string_view window = buffer.substr(0, kMaxHeadBytes);
+  size_t pos = 0;
+  bool have_request_line = false;
+  size_t fields = 0;
+  while (true) {
+    const size_t nl = window.find('\n', pos);
+    if (nl == std::string_view::npos) {
+      if (buffer.size() >= kMaxHeadBytes) {
+        r.status = ParseResult::kError;
+        r.error = 431;
+      }
+      return r;  // kIncomplete
+    }
+    std::string_view line = window.substr(pos, nl - pos);
+    pos = nl + 1;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.find('\r') != std::string_view::npos) {
+      r.status = ParseResult::kError;
+      r.error = 400;
+      return r;
+    }
+    if (!have_request_line) {
+      if (line.empty()) continue;  // stray CRLF before a request: ignored
+      int error;
+      if (!ParseRequestLine(line, out, &error)) {
+        r.status = ParseResult::kError;
+        r.error = error;
+        return r;
+      }
+      have_request_line = true;
+      continue;
+    }
+    if (line.empty()) break;
+    if (++fields > kMaxHeaderFields) {
+      r.status = ParseResult::kError;
+      r.error = 431;
+      return r;
+    }
+    // Obsolete line folding (a line starting with white space) is refused.
+    if (line.front() == ' ' || line.front() == '\t' || !ParseField(line, out)) {
+      r.status = ParseResult::kError;
+      r.error = 400;
+      return r;
+    }
+  }
+  const bool bad_framing = out->transfer_encoding && out->content_length;
+  const bool missing_host = out->minor_version == 1 && !out->has_host;
+  if (bad_framing || missing_host) {
+    r.status = ParseResult::kError;
+    r.error = 400;
+    return r;
+  }
+  r.status = ParseResult::kComplete;
+  r.consumed = pos;
+  return r;
+}
+
+}  // namespace sm::http
