@@ -668,8 +668,8 @@ def thread_cpu(pid):
 
 
 def our_thread(comm):
-    # The collector and ticker, and civetweb's threads serving our listeners.
-    return comm.startswith(("sm-", "civetweb"))
+    # The collector and ticker, and our listeners' threads (sm-http*).
+    return comm.startswith("sm-")
 
 
 class CpuWindow:

@@ -17,13 +17,13 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/apt.sh"
 packages=(
 	# build
 	build-essential meson ninja-build pkg-config dpkg-dev
-	libcivetweb-dev zlib1g-dev nlohmann-json3-dev
+	libssl-dev libyaml-cpp-dev libcrypt-dev zlib1g-dev nlohmann-json3-dev
 	libgtest-dev libgmock-dev libbenchmark-dev
 	# Slurm 22.05.8 daemons and clients (Debian's), and what building
 	# 24.11.5 from Debian's tarball needs
 	munge libmunge-dev slurmctld slurmd slurm-client libslurm-dev libjson-c-dev
 	# real scrapers and checkers
-	prometheus victoria-metrics python3 python3-prometheus-client curl
+	prometheus victoria-metrics python3 python3-prometheus-client curl openssl
 	# benchmarks and packaging
 	wrk hyperfine valgrind rpm rpmlint iproute2
 	# packaging tests: .deb checks, rpm2cpio's archive, example YAML

@@ -300,7 +300,7 @@ void PluginHost::Init() {
   if (init_ && init_() != 0)
     throw RuntimeError(path_ + ": init() failed");
   initialised_ = true;
-  // civetweb binds in init(); if the port was taken it retries every 2 s.
+  // The listener binds in init(); if the port was taken it retries every 2 s.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (true) {
     const int fd = Connect(metrics_);

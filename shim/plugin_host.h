@@ -2,7 +2,7 @@
 // Loads the real plugin the way slurmctld does (dlopen RTLD_LAZY, the
 // plugin_name/plugin_type/plugin_version checks of src/common/plugin.c,
 // init(), fini()), drives it offline, and reads its output over HTTP from
-// its own civetweb listeners.
+// its own HTTP listeners.
 #pragma once
 
 #include <cstdint>

@@ -41,7 +41,7 @@ while (($#)); do
 done
 # What building needs, from Debian's archive; as root the missing ones are
 # installed (without starting any service).
-build_deps=(build-essential dpkg-dev meson ninja-build pkg-config libcivetweb-dev zlib1g-dev)
+build_deps=(build-essential dpkg-dev meson ninja-build pkg-config libssl-dev libyaml-cpp-dev libcrypt-dev zlib1g-dev)
 # shellcheck source=scripts/lib/apt.sh
 source "$root/scripts/lib/apt.sh"
 fail() { die "$@"; }

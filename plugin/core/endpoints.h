@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Which families each HTTP path serves. One place, so the civetweb
+// Which families each HTTP path serves. One place, so our HTTP
 // listener, the metrics/soperator carrier and the shim agree.
 #pragma once
 
@@ -14,13 +14,13 @@
 namespace sm {
 
 enum class Endpoint : uint8_t {
-  kSoperator,       // civetweb /metrics: Soperator's 25 families
+  kSoperator,       // listener /metrics: Soperator's 25 families
   kNodes,           // /metrics/nodes
   kJobs,            // /metrics/jobs
   kPartitions,      // /metrics/partitions
   kScheduler,       // /metrics/scheduler
   kJobsUsersAccts,  // /metrics/jobs-users-accts
-  kEverything,      // civetweb /metrics in the metrics/soperator carrier
+  kEverything,      // listener /metrics in the metrics/soperator carrier
 };
 inline constexpr int kEndpointCount = 7;
 

@@ -5,6 +5,7 @@
 
 #include "log.h"
 #include "negotiation.h"
+#include "web_security.h"
 
 namespace sm {
 namespace {
@@ -70,29 +71,42 @@ Exporter::Exporter(Source& source, Config config, Carrier carrier,
 
 Exporter::~Exporter() { Stop(); }
 
-// civetweb's listening_ports syntax, until our own listener replaces it.
-static std::optional<std::string> CivetwebPorts(const std::string& address) {
-  std::string why;
-  const auto a = ParseBindAddress(address, &why);
-  if (!a) return std::nullopt;
-  if (a->family == BindAddress::Family::kAny) return std::to_string(a->port);
-  return a->str();
-}
-
 void Exporter::Start() {
   collector_.Start(!manual_ticks_);
   if (!WantsListener(carrier_, config_)) return;
-  const auto main_ports = CivetwebPorts(config_.metrics_bind_address);
-  if (main_ports) {
-    main_ = std::make_unique<HttpListener>(
-        "metrics listener", *main_ports, config_.listener_threads,
-        [this](const HttpRequest& r) { return ServeMain(r); });
-    main_->Start();
+  // Fail closed: a listener option that is wrong means no listener, never
+  // one on an address or for peers the admin did not ask for.
+  if (!config_.listener_config_error.empty()) {
+    LogError(config_.listener_config_error + "; the listeners do not start");
+    return;
   }
-  const auto mon_ports = CivetwebPorts(config_.monitoring_bind_address);
-  if (mon_ports && config_.monitoring_bind_address != config_.metrics_bind_address) {
+  std::shared_ptr<WebSecurity> security;
+  if (!config_.web_config_file.empty()) {
+    std::string error;
+    security = WebSecurity::Load(config_.web_config_file, &error);
+    if (!security) {
+      LogError("WebConfigFile " + config_.web_config_file + ": " + error +
+               "; the listeners do not start");
+      return;
+    }
+  }
+  auto options = [&](const char* name, const std::string& address, int threads) {
+    ListenerOptions o;
+    o.name = name;
+    std::string why;
+    o.address = *ParseBindAddress(address, &why);  // checked by LoadConfig
+    o.threads = threads;
+    o.security = security;
+    o.allowed_networks = config_.allowed_networks;
+    return o;
+  };
+  main_ = std::make_unique<HttpListener>(
+      options("metrics listener", config_.metrics_bind_address, config_.listener_threads),
+      [this](const HttpRequest& r) { return ServeMain(r); });
+  main_->Start();
+  if (config_.monitoring_bind_address != config_.metrics_bind_address) {
     monitoring_listener_ = std::make_unique<HttpListener>(
-        "monitoring listener", *mon_ports, 2,
+        options("monitoring listener", config_.monitoring_bind_address, 2),
         [this](const HttpRequest& r) { return ServeMonitoring(r); });
     monitoring_listener_->Start();
   }

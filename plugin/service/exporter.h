@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Everything a carrier starts and stops: the collector, the self-monitoring
-// state and the optional civetweb listeners, wired to one Source.
+// state and the optional HTTP listeners, wired to one Source.
 #pragma once
 
 #include <memory>

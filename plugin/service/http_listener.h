@@ -1,77 +1,65 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// A small civetweb wrapper: one handler for every path, bounded threads and
-// request sizes, binding retried in the background (after `scontrol
-// reconfigure` the old slurmctld may still hold the port for a moment).
+// Our HTTP/1.1 server (docs/configuration.md, Security, says why not
+// civetweb): one epoll thread accepts, reads, handshakes TLS and writes
+// for every connection; a small bounded pool of workers runs the handler,
+// so a slow handler (the first gzip of a big body) never blocks I/O. Each
+// connection has a header deadline (TLS handshake included) and a write
+// deadline; connections are capped per peer address and in total, and at a
+// cap the oldest connection that has not completed a request is dropped,
+// so idle or slowloris clients cannot lock a scraper out.
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
-#include <functional>
+#include <chrono>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <string_view>
 #include <thread>
-#include <utility>
 #include <vector>
 
-struct mg_context;
-struct mg_connection;
+#include "cidr.h"
+#include "exporter_config.h"
+#include "http_types.h"
 
 namespace sm {
 
-class Body;
+class WebSecurity;
 
-struct HttpRequest {
-  std::string_view method;
-  std::string_view path;
-  std::string_view accept;
-  bool accepts_gzip = false;
+struct ListenerOptions {
+  std::string name = "listener";  // for log lines: "metrics listener"
+  BindAddress address;
+  int threads = 4;  // handler workers
+  std::shared_ptr<WebSecurity> security;  // null: plain HTTP, no auth
+  std::vector<Cidr> allowed_networks;     // empty: every peer
+  std::chrono::milliseconds header_timeout{5000};
+  std::chrono::milliseconds write_timeout{60000};
+  size_t max_connections = 256;
+  size_t max_connections_per_peer = 32;
+  int max_requests_per_connection = 100;
 };
-
-struct HttpResponse {
-  int status = 200;
-  std::string content_type = "text/plain; charset=utf-8";
-  std::shared_ptr<const Body> body;  // cached exposition, or
-  std::string text;                  // a small literal body
-  bool gzip = false;                 // send body->gzipped()
-  std::vector<std::pair<std::string, std::string>> headers;
-};
-
-using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
 
 class HttpListener {
  public:
-  // `ports` uses civetweb's listening_ports syntax ("8080", "127.0.0.1:8080").
-  HttpListener(std::string name, std::string ports, int threads,
-               HttpHandler handler);
+  HttpListener(ListenerOptions options, HttpHandler handler);
   ~HttpListener();
   HttpListener(const HttpListener&) = delete;
   HttpListener& operator=(const HttpListener&) = delete;
 
+  // Binds and starts the threads. An address in use (the old slurmctld of
+  // a reconfigure still holds it) is retried every 2 s in the background;
+  // any other bind error is logged once and the listener stays down.
   void Start();
-  // Stops civetweb and the bind thread; returns when all are joined.
+  // Closes every connection and joins every thread; idempotent.
   void Stop();
-  bool bound() const { return ctx_.load() != nullptr; }
+  bool bound() const { return port_.load() != 0; }
   // The port actually bound (useful with port 0 in tests); 0 if unbound.
-  int port() const;
-
-  // Entry point for civetweb's threads.
-  int Handle(::mg_connection* conn);
+  int port() const { return port_.load(); }
 
  private:
-  bool TryStart();
-  void BindLoop();
-
-  std::string name_;
-  std::string ports_;
-  int threads_;
+  class Loop;
+  ListenerOptions options_;
   HttpHandler handler_;
-  std::atomic<mg_context*> ctx_{nullptr};
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stopping_ = false;
-  std::thread bind_thread_;
+  std::unique_ptr<Loop> loop_;
+  std::atomic<int> port_{0};
 };
 
 }  // namespace sm

@@ -57,9 +57,24 @@ bool PercentDecode(std::string_view in, std::string* out) {
 
 // Request-target: origin-form "/p?q", absolute-form "http://h/p?q" (a
 // proxy's form, which servers must accept: RFC 9112 section 3.2.2), or "*".
+// RFC 3986 characters of a path and query: unreserved, sub-delims, ":@/?"
+// and percent-escapes. No '#', quotes, '<', '>', brackets or controls.
+bool IsUriChar(unsigned char c) {
+  if (std::isalnum(c)) return true;
+  switch (c) {
+    case '-': case '.': case '_': case '~': case '!': case '$': case '&':
+    case '\'': case '(': case ')': case '*': case '+': case ',': case ';':
+    case '=': case ':': case '@': case '/': case '?': case '%':
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool ParseTarget(std::string_view target, RequestHead* out) {
   for (unsigned char c : target) {
-    if (c <= 0x20 || c >= 0x7f || c == '#') return false;
+    // Brackets only for an IPv6 authority of the absolute form.
+    if (!IsUriChar(c) && c != '[' && c != ']') return false;
   }
   if (target == "*") {
     out->asterisk = true;
@@ -73,6 +88,7 @@ bool ParseTarget(std::string_view target, RequestHead* out) {
     target = end == std::string_view::npos ? std::string_view("/") : target.substr(end);
     if (target.front() == '?') return false;  // "http://h?q": path-abempty
   }
+  if (target.find_first_of("[]") != std::string_view::npos) return false;
   if (target.empty() || target.front() != '/') return false;
   const size_t q = target.find('?');
   if (q != std::string_view::npos) out->query = std::string(target.substr(q + 1));

@@ -67,7 +67,7 @@ def main():
     assert fields["Package"] == PKG and fields["Architecture"] == arch, fields
     depends = [d.strip() for d in fields["Depends"].split(",")]
     assert depends[0] == f"slurmctld (= {ctld})", f"not an exact slurmctld dependency: {depends}"
-    for lib in ("libcivetweb1", "zlib1g", "libstdc++6", "libc6"):
+    for lib in ("libssl3", "libyaml-cpp0.7", "libcrypt1", "zlib1g", "libstdc++6", "libc6"):
         assert any(d.startswith(lib + " ") or d == lib for d in depends), f"{lib} missing: {depends}"
     print(f"ok: Depends: {fields['Depends']}")
 

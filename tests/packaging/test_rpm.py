@@ -126,7 +126,9 @@ def main():
     requires = q(rpm, "--requires").splitlines()
     slurm = [r for r in requires if "slurm" in r and not r.startswith(f"config({NAME})")]
     assert slurm == [f"slurm-slurmctld = {version}"], f"Slurm requirements: {slurm}"
-    assert "libcivetweb.so.1()(64bit)" in requires, requires
+    for lib in ("libssl.so.3", "libcrypto.so.3", "libyaml-cpp.so.", "libcrypt.so.", "libz.so."):
+        assert any(r.startswith(lib) for r in requires), f"{lib} missing: {requires}"
+    assert not any("civetweb" in r for r in requires), requires
     provides = set(q(rpm, "--provides").splitlines())
     evr = f"{ver}-{rel}"
     want_provides = {f"{NAME} = {evr}", f"{NAME}({arch.replace('_', '-')}) = {evr}",

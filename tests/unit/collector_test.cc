@@ -16,6 +16,7 @@
 
 #include "collector.h"
 #include "exporter.h"
+#include "log.h"
 #include "test_util.h"
 
 namespace sm {
@@ -273,7 +274,9 @@ Reply Http(int port, const std::string& request,
 
 Reply Get(int port, const std::string& path, const std::string& extra = "",
           uint32_t address = INADDR_LOOPBACK) {
-  return Http(port, "GET " + path + " HTTP/1.1\r\nHost: x\r\n" + extra + "\r\n",
+  return Http(port,
+              "GET " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" +
+                  extra + "\r\n",
               address);
 }
 
@@ -312,7 +315,7 @@ TEST_F(ExporterHttp, RoutesAndFormats) {
   Exporter ex(src_, config_, Carrier::kJobSubmit);
   ex.Start();
   sigaction(SIGCHLD, nullptr, &after);
-  EXPECT_EQ(after.sa_handler, before.sa_handler) << "civetweb changed SIGCHLD";
+  EXPECT_EQ(after.sa_handler, before.sa_handler) << "the listener changed SIGCHLD";
   const int port = ex.main_listener()->port();
   ASSERT_GT(port, 0);
 
@@ -341,7 +344,7 @@ TEST_F(ExporterHttp, RoutesAndFormats) {
   EXPECT_EQ(Samples(Gunzip(r.body), "slurm_node_cpus_total"),
             V{"slurm_node_cpus_total{node_name=\"n1\"} 4"});
 
-  r = Http(port, "HEAD /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+  r = Http(port, "HEAD /metrics HTTP/1.0\r\n\r\n");
   EXPECT_NE(r.head.find("HTTP/1.1 200"), std::string::npos);
   EXPECT_EQ(r.body, "");
 
@@ -350,7 +353,8 @@ TEST_F(ExporterHttp, RoutesAndFormats) {
   EXPECT_NE(Get(port, "/livez").head.find(" 200 "), std::string::npos);
   EXPECT_NE(Get(port, "/readyz").head.find(" 200 "), std::string::npos);
   EXPECT_NE(Get(port, "/nope").head.find(" 404 "), std::string::npos);
-  r = Http(port, "POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n");
+  r = Http(port, "POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n"
+                 "Connection: close\r\n\r\n");
   EXPECT_NE(r.head.find(" 405 "), std::string::npos);
   EXPECT_NE(r.head.find("Allow: GET, HEAD"), std::string::npos);
 
@@ -398,6 +402,91 @@ TEST_F(ExporterHttp, BusyPortIsRetriedInTheBackground) {
     std::this_thread::sleep_for(100ms);
   EXPECT_TRUE(ex.main_listener()->bound());
   EXPECT_NE(Get(port, "/health").body.find("healthy"), std::string::npos);
+  ex.Stop();
+}
+
+std::vector<std::string>& LoggedErrors() {
+  static std::vector<std::string> lines;
+  return lines;
+}
+// The listeners' errors only (the fake source's collector logs its own).
+void CaptureErrors(LogLevel level, const char* message) {
+  const std::string_view m(message);
+  if (level == LogLevel::kError && !m.starts_with("collector "))
+    LoggedErrors().emplace_back(message);
+}
+
+// The listeners fail closed: a wrong listener option or web config means no
+// listener and an error line, never the default address or no protection.
+TEST_F(ExporterHttp, ListenerErrorsFailClosed) {
+  SetLogSink(CaptureErrors, LogLevel::kDebug);
+  LoggedErrors().clear();
+  std::vector<ConfigMessage> msgs;
+  Config bad = LoadConfig("MetricsBindAddress=example.com:8080\n", "test",
+                          [](const char*) { return nullptr; }, msgs);
+  {
+    Exporter ex(src_, bad, Carrier::kJobSubmit);
+    ex.Start();
+    EXPECT_EQ(ex.main_listener(), nullptr);
+    EXPECT_EQ(ex.monitoring_listener(), nullptr);
+  }
+  ASSERT_FALSE(LoggedErrors().empty());
+  EXPECT_NE(LoggedErrors().back().find("example.com"), std::string::npos);
+  EXPECT_NE(LoggedErrors().back().find("the listeners do not start"), std::string::npos);
+
+  LoggedErrors().clear();
+  config_.web_config_file = "/nonexistent/web.yml";
+  {
+    Exporter ex(src_, config_, Carrier::kJobSubmit);
+    ex.Start();
+    EXPECT_EQ(ex.main_listener(), nullptr);
+  }
+  ASSERT_FALSE(LoggedErrors().empty());
+  EXPECT_EQ(LoggedErrors().back(),
+            "WebConfigFile /nonexistent/web.yml: /nonexistent/web.yml: No such file or "
+            "directory; the listeners do not start");
+  SetLogSink(nullptr, LogLevel::kDebug);
+}
+
+TEST_F(ExporterHttp, BindErrorsSayWhatIsWrong) {
+  SetLogSink(CaptureErrors, LogLevel::kDebug);
+  LoggedErrors().clear();
+  // 192.0.2.1 (TEST-NET-1) is on no machine: not retried, said once.
+  config_.metrics_bind_address = "192.0.2.1:0";
+  Exporter ex(src_, config_, Carrier::kJobSubmit);
+  ex.Start();
+  EXPECT_FALSE(ex.main_listener()->bound());
+  ASSERT_EQ(LoggedErrors().size(), 1u);
+  EXPECT_EQ(LoggedErrors()[0],
+            "metrics listener: cannot listen on 192.0.2.1:0: address 192.0.2.1 is not on "
+            "this machine");
+  ex.Stop();
+  SetLogSink(nullptr, LogLevel::kDebug);
+}
+
+TEST_F(ExporterHttp, Ipv6Loopback) {
+  const int probe = socket(AF_INET6, SOCK_STREAM, 0);
+  sockaddr_in6 a{};
+  a.sin6_family = AF_INET6;
+  a.sin6_addr = in6addr_loopback;
+  const bool v6 = probe >= 0 && bind(probe, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+  if (probe >= 0) close(probe);
+  if (!v6) GTEST_SKIP() << "no IPv6 loopback here";
+  config_.metrics_bind_address = "[::1]:0";
+  Exporter ex(src_, config_, Carrier::kJobSubmit);
+  ex.Start();
+  ASSERT_TRUE(ex.main_listener()->bound());
+  const int fd = socket(AF_INET6, SOCK_STREAM, 0);
+  a.sin6_port = htons(static_cast<uint16_t>(ex.main_listener()->port()));
+  ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  const std::string req = "GET /livez HTTP/1.0\r\n\r\n";
+  ASSERT_EQ(write(fd, req.data(), req.size()), static_cast<ssize_t>(req.size()));
+  std::string all;
+  char buf[4096];
+  for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) all.append(buf, n);
+  close(fd);
+  EXPECT_TRUE(all.starts_with("HTTP/1.1 200 OK\r\n")) << all;
+  EXPECT_TRUE(all.ends_with("\r\n\r\nok\n")) << all;
   ex.Stop();
 }
 
