@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// libFuzzer target: the listener's request head parser
+// (plugin/service/http_parser.h) on arbitrary bytes. Checks what the
+// listener relies on: a complete head lies within the input and the 8 KiB
+// limit, an error names a status the listener sends, and no decoded path
+// holds a NUL.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string_view>
+
+#include "http_parser.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string_view in(reinterpret_cast<const char*>(data), size);
+  sm::http::RequestHead head;
+  const sm::http::ParseResult r = sm::http::ParseRequestHead(in, &head);
+  switch (r.status) {
+    case sm::http::ParseResult::kComplete:
+      if (r.consumed == 0 || r.consumed > in.size() || r.consumed > sm::http::kMaxHeadBytes)
+        std::abort();
+      if (head.path.find('\0') != std::string::npos || head.method.empty()) std::abort();
+      if (head.asterisk != (head.path == "*" && head.method == "OPTIONS")) std::abort();
+      if (!head.asterisk && head.path.front() != '/') std::abort();
+      break;
+    case sm::http::ParseResult::kError:
+      if (r.error != 400 && r.error != 431 && r.error != 505) std::abort();
+      break;
+    case sm::http::ParseResult::kIncomplete:
+      if (in.size() >= sm::http::kMaxHeadBytes) std::abort();  // must be 431
+      break;
+  }
+  return 0;
+}
