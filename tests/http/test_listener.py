@@ -21,14 +21,10 @@ import sys
 import tempfile
 import threading
 import time
-import warnings
-
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore", DeprecationWarning)
-    import crypt  # Debian 12's Python 3.11 still has it (bcrypt via libcrypt)
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), "scripts", "lib"))
+from pki import bcrypt_hash, make_pki  # noqa: E402
 from processes import terminate  # noqa: E402
 
 SERVER = sys.argv[1]
@@ -117,41 +113,6 @@ def status_line(resp):
 
 def openssl(*args, stdin=b""):
     return subprocess.run(["openssl", *args], input=stdin, capture_output=True, timeout=60)
-
-
-def make_pki():
-    """A CA, a server certificate for 127.0.0.1/::1/localhost, a client
-    certificate from that CA and one from a rogue CA."""
-    d = os.path.join(WORK, "pki")
-    os.makedirs(d)
-
-    def path(n):
-        return os.path.join(d, n)
-
-    def ca(name):
-        r = openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
-                    "-nodes", "-days", "2", "-subj", f"/CN={name}", "-keyout", path(f"{name}.key"),
-                    "-out", path(f"{name}.pem"))
-        assert r.returncode == 0, r.stderr
-
-    def leaf(name, issuer, subj, san, usage):
-        ext = path(f"{name}.ext")
-        with open(ext, "w") as f:
-            f.write(f"subjectAltName={san}\nextendedKeyUsage={usage}\n")
-        r = openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-                    "-subj", subj, "-keyout", path(f"{name}.key"), "-out", path(f"{name}.csr"))
-        assert r.returncode == 0, r.stderr
-        r = openssl("x509", "-req", "-in", path(f"{name}.csr"), "-CA", path(f"{issuer}.pem"),
-                    "-CAkey", path(f"{issuer}.key"), "-CAcreateserial", "-days", "2",
-                    "-extfile", ext, "-out", path(f"{name}.pem"))
-        assert r.returncode == 0, r.stderr
-
-    ca("ca")
-    ca("rogue")
-    leaf("server", "ca", "/CN=controller", "IP:127.0.0.1,IP:::1,DNS:localhost", "serverAuth")
-    leaf("client", "ca", "/O=Monitoring/CN=prometheus", "DNS:prometheus.example", "clientAuth")
-    leaf("intruder", "rogue", "/CN=intruder", "DNS:prometheus.example", "clientAuth")
-    return path
 
 
 def web_config(name, text):
@@ -354,8 +315,7 @@ def test_client_certificates(pki):
 
 
 def test_basic_auth(pki):
-    alice = crypt.crypt("wonderland", crypt.mksalt(crypt.METHOD_BLOWFISH, rounds=1 << 10))
-    check(alice.startswith("$2b$10$"), f"not a bcrypt hash: {alice}")
+    alice = bcrypt_hash("wonderland")
     cfg = web_config("auth.yml", f"tls_server_config:\n  cert_file: {pki('server.pem')}\n"
                                  f"  key_file: {pki('server.key')}\n"
                                  "basic_auth_users:\n"
@@ -519,7 +479,7 @@ def test_idle_connections():
 
 def main():
     names = sys.argv[2:]
-    pki = make_pki()
+    pki = make_pki(os.path.join(WORK, "pki"))
     tests = {
         "plain": test_plain_http,
         "ipv6": test_ipv6_and_allow_list,

@@ -58,7 +58,7 @@ class Cluster:
     """A loopback cluster with our plugin loaded as JobSubmitPlugins."""
 
     def __init__(self, version, plugin_dir, gpus=0, conf_extra=(),
-                 collection_interval="1s"):
+                 collection_interval="1s", metrics_conf_extra=()):
         self.version = version
         self.dir = tempfile.mkdtemp(prefix=f"sm-it-{version}-")
         self.metrics_port = free_port()
@@ -69,6 +69,8 @@ class Cluster:
                     f"MonitoringBindAddress=127.0.0.1:{self.monitoring_port}\n"
                     f"CollectionInterval={collection_interval}\n"
                     "LogLevel=info\n")
+            for line in metrics_conf_extra:  # soperator_metrics.conf lines
+                f.write(line + "\n")
         args = [os.path.join(SCRIPTS, "test-cluster.sh"), "start", version,
                 os.path.join(self.dir, "c"), "--plugin-dir", plugin_dir,
                 "--job-submit", "soperator", "--metrics-conf", conf,
