@@ -19,7 +19,8 @@ def _openssl(*args):
 def make_pki(d):
     """A CA, a server certificate for 127.0.0.1/::1/localhost, a client
     certificate from that CA (CN=prometheus, O=Monitoring, SAN
-    prometheus.example) and one from a rogue CA. Returns path(name)."""
+    prometheus.example), one from a rogue CA, and a renewed server
+    certificate (other.pem). Returns path(name)."""
     os.makedirs(d, exist_ok=True)
 
     def path(n):
@@ -45,6 +46,8 @@ def make_pki(d):
     leaf("server", "ca", "/CN=controller", "IP:127.0.0.1,IP:::1,DNS:localhost", "serverAuth")
     leaf("client", "ca", "/O=Monitoring/CN=prometheus", "DNS:prometheus.example", "clientAuth")
     leaf("intruder", "rogue", "/CN=intruder", "DNS:prometheus.example", "clientAuth")
+    # A renewal of the server certificate (other.pem/other.key).
+    leaf("other", "ca", "/CN=renewed", "IP:127.0.0.1,IP:::1,DNS:localhost", "serverAuth")
     return path
 
 

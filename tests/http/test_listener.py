@@ -14,6 +14,7 @@ Loopback only; every loop is bounded in count and time."""
 import concurrent.futures
 import os
 import resource
+import shutil
 import socket
 import ssl
 import subprocess
@@ -225,8 +226,11 @@ def test_ipv6_and_allow_list():
 # ---- TLS and authentication ---------------------------------------------
 
 def test_tls(pki):
-    cfg = web_config("tls.yml", f"tls_server_config:\n  cert_file: {pki('server.pem')}\n"
-                                "  key_file: pki/server.key\n"  # relative to the file
+    # Copies: this test replaces them.
+    for ext in ("pem", "key"):
+        shutil.copy(pki(f"server.{ext}"), pki(f"tls-server.{ext}"))
+    cfg = web_config("tls.yml", f"tls_server_config:\n  cert_file: {pki('tls-server.pem')}\n"
+                                "  key_file: pki/tls-server.key\n"  # relative to the file
                                 "http_server_config:\n  headers:\n    X-Frame-Options: deny\n"
                                 "    X-Content-Type-Options: nosniff\n  http2: false\n")
     with Server("--bind", "127.0.0.1:0", "--web-config", cfg, "--body-bytes", "5000000") as s:
@@ -264,8 +268,39 @@ def test_tls(pki):
         time.sleep(0.5)
         rc, body, _ = curl("--cacert", pki("ca.pem"), f"{base}/whoami")
         check(s.proc.poll() is None and rc == 0, "server died after clients vanished")
-    print("ok: TLS (cert reloaded per file), headers, plain HTTP refused like Go, TLS 1.1 "
-          "refused, no SIGPIPE")
+        # A renewed certificate is served to the next connection; a broken
+        # change fails requests closed (500) until it is fixed.
+        before = served_subject(s.port)
+        check(before == "CN=controller", f"served certificate: {before}")
+        shutil.copy(pki("other.pem"), pki("tls-server.pem.new"))
+        shutil.copy(pki("other.key"), pki("tls-server.key.new"))
+        os.rename(pki("tls-server.key.new"), pki("tls-server.key"))
+        os.rename(pki("tls-server.pem.new"), pki("tls-server.pem"))
+        wait_until("the renewed certificate", lambda: served_subject(s.port) == "CN=renewed")
+        with open(pki("tls-server.key"), "w") as f:
+            f.write("not a key\n")
+        wait_until("500 while the key is broken", lambda: curl(
+            "--cacert", pki("ca.pem"), f"{base}/whoami")[2].startswith("HTTP/1.1 500"))
+        check(s.proc.poll() is None, "server died on a broken key")
+    print("ok: TLS, headers, plain HTTP refused like Go, TLS 1.1 refused, no SIGPIPE, "
+          "certificate reloaded, broken reload fails closed")
+
+
+def served_subject(port):
+    r = openssl("s_client", "-connect", f"127.0.0.1:{port}", "-servername", "localhost",
+                stdin=b"")
+    p = subprocess.run(["openssl", "x509", "-noout", "-subject", "-nameopt", "RFC2253"],
+                       input=r.stdout, capture_output=True, timeout=30)
+    return p.stdout.decode().strip().removeprefix("subject=")
+
+
+def wait_until(what, cond, timeout=10):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if cond():
+            return True
+        time.sleep(0.2)
+    return check(False, f"timed out waiting for {what}")
 
 
 def test_client_certificates(pki):
