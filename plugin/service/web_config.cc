@@ -219,6 +219,7 @@ void ParseHttp(const YAML::Node& node, WebConfig& c) {
   for (const auto& [key, v] : Entries(node, "http_server_config")) {
     if (key == "http2") {
       c.http2 = Bool(v, key);
+      c.http2_given = true;
     } else if (key == "headers") {
       for (const auto& [name, value_node] : Entries(v, "headers")) {
         const std::string value = String(value_node, name);

@@ -50,7 +50,8 @@ struct WebConfig {
   TlsServerConfig tls;
   std::map<std::string, std::string> users;  // basic_auth_users: name -> bcrypt
   std::vector<std::pair<std::string, std::string>> headers;
-  bool http2 = true;  // accepted; we speak HTTP/1.1 only
+  bool http2 = true;  // accepted and ignored: we speak HTTP/1.1 only
+  bool http2_given = false;
   // rate_limit: one request per interval, bursts of `burst`; 0 = off.
   std::chrono::milliseconds rate_interval{0};
   int rate_burst = 0;

@@ -307,8 +307,8 @@ std::shared_ptr<WebSecurity> WebSecurity::Load(const std::string& path, std::str
   s->tokens_ = state->config.rate_burst;
   s->rate_last_ = std::chrono::steady_clock::now();
   s->next_check_ = s->rate_last_ + std::chrono::seconds(1);
-  if (!state->config.http2)
-    LogInfo(path + ": http2: false is accepted; our listener speaks HTTP/1.1 only");
+  if (state->config.http2_given)
+    LogInfo(path + ": http2 is accepted and ignored: our listener speaks HTTP/1.1 only");
   s->state_ = std::move(state);
   return s;
 }

@@ -55,6 +55,7 @@ TEST(WebConfig, EveryKey) {
   EXPECT_FALSE(t.prefer_server_cipher_suites);
   EXPECT_EQ(*t.client_allowed_sans, std::vector<std::string>{"prometheus.example"});
   EXPECT_FALSE(c->http2);
+  EXPECT_TRUE(c->http2_given);
   // A blank value unsets the header.
   EXPECT_EQ(c->headers, (std::vector<std::pair<std::string, std::string>>{
                             {"X-Frame-Options", "sameorigin"},
@@ -71,6 +72,7 @@ TEST(WebConfig, Defaults) {
   EXPECT_FALSE(c->tls.enabled);
   EXPECT_TRUE(c->users.empty());
   EXPECT_TRUE(c->http2);
+  EXPECT_FALSE(c->http2_given);
   c = ParseWebConfig("tls_server_config:\n  cert_file: a\n  key_file: b\n", "/d", &error);
   ASSERT_TRUE(c) << error;
   EXPECT_EQ(c->tls.min_version, kTls12);  // exporter-toolkit's defaults
