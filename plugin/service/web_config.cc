@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "web_config.h"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -221,7 +222,10 @@ void ParseHttp(const YAML::Node& node, WebConfig& c) {
       c.http2 = Bool(v, key);
       c.http2_given = true;
     } else if (key == "headers") {
-      for (const auto& [name, value_node] : Entries(v, "headers")) {
+      for (const auto& entry : Entries(v, "headers")) {
+        // Not a structured binding: clang 14 cannot capture one in a lambda.
+        const std::string& name = entry.first;
+        const YAML::Node& value_node = entry.second;
         const std::string value = String(value_node, name);
         const auto& allowed = AllowedHeaders();
         const auto it = std::find_if(allowed.begin(), allowed.end(),
@@ -303,6 +307,10 @@ std::optional<WebConfig> ParseWebConfig(std::string_view yaml, std::string_view 
     }
   } catch (const Error& e) {
     *error = e.text;
+    return std::nullopt;
+  } catch (const YAML::DeepRecursion&) {
+    // yaml-cpp's guard against stack exhaustion; its own message says "bad file".
+    *error = "invalid YAML: nested too deeply";
     return std::nullopt;
   } catch (const YAML::Exception& e) {
     *error = "invalid YAML: " + e.msg +

@@ -133,6 +133,9 @@ TEST(WebConfig, RefusedLikeExporterToolkit) {
   EXPECT_EQ(Error("just a string\n"), "line 1: the web config must be a mapping");
   EXPECT_EQ(Error("tls_server_config: [\n"), "invalid YAML: end of sequence flow not found (line 2)");
   EXPECT_EQ(Error("tls_server_config:\n  - a\n"), "line 2: tls_server_config must be a mapping");
+  // Deep nesting must not exhaust the stack (inside slurmctld).
+  EXPECT_EQ(Error(std::string(100000, '[')), "invalid YAML: nested too deeply");
+  EXPECT_EQ(Error(std::string(50000, '{') + "a: 1"), "invalid YAML: nested too deeply");
   // What the file holds is quoted safely into the log line.
   EXPECT_EQ(Error(std::string("basic_auth_users:\n  \xff\x1b[2J: x\n")),
             "line 2: basic_auth_users: the password of \"\\xff\\x1b[2J\" is not a bcrypt "
