@@ -22,6 +22,10 @@ packages=(
 	# Slurm 22.05.8 daemons and clients (Debian's), and what building
 	# 24.11.5 from Debian's tarball needs
 	munge libmunge-dev slurmctld slurmd slurm-client libslurm-dev libjson-c-dev
+	# test clusters with --accounting: MariaDB, Debian's slurmdbd and its
+	# MySQL plugin (22.05.8); the MySQL client library 24.11.5's
+	# accounting_storage/mysql is built against
+	mariadb-server slurmdbd slurm-wlm-mysql-plugin libmariadb-dev
 	# real scrapers and checkers
 	prometheus victoria-metrics python3 python3-prometheus-client curl openssl
 	# benchmarks and packaging

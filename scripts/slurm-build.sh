@@ -7,10 +7,13 @@
 #   scripts/slurm-build.sh 22.05.8   # Debian's packages; prints /usr
 #
 # Only the directories a test cluster needs are built (a full `make` takes
-# far too long on 2 cores). The prefix is a cache outside the checkout: a
+# far too long on 2 cores), slurmdbd and its MySQL plugin included (test
+# clusters with --accounting). The prefix is a cache outside the checkout: a
 # stamp written last records the recipe, so a rerun with an intact cache
-# returns immediately. Build output goes to $SM_CACHE/logs; on failure the
-# log tail goes to stderr.
+# returns immediately. A rebuild installs into a staging directory and then
+# swaps it in, so clusters running from the old prefix keep their files.
+# Build output goes to $SM_CACHE/logs; on failure the log tail goes to
+# stderr.
 set -euo pipefail
 
 SM_CACHE=${SM_CACHE:-/var/cache/soperator-metrics}
@@ -18,15 +21,17 @@ version=${1:-24.11.5}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 # Bump when the directory list or the build steps change: invalidates caches.
-recipe_version=1
+recipe_version=2
 
 # Build order matters: the convenience libraries (common, interfaces,
 # conmgr) feed libslurmfull in src/api; bcast and stepmgr are linked into
-# slurmd/srun and slurmctld/slurmstepd.
+# slurmd/srun and slurmctld/slurmstepd; src/database (MySQL glue) feeds
+# accounting_storage/mysql.
 core_dirs=(
 	src/common src/interfaces src/conmgr src/api src/bcast src/stepmgr
-	src/slurmctld src/slurmd
+	src/slurmctld src/slurmd src/database src/slurmdbd
 	src/srun src/sbatch src/squeue src/scontrol src/sinfo src/sdiag src/scancel
+	src/sacctmgr src/sshare src/sacct
 )
 # Each family's common/ convenience library precedes its plugins. These are
 # what slurmctld/slurmd/slurmstepd load for the loopback configuration (a
@@ -42,6 +47,7 @@ plugin_dirs=(
 	select/cons_tres
 	sched/backfill
 	priority/basic priority/multifactor
+	accounting_storage/common accounting_storage/mysql accounting_storage/slurmdbd
 	topology/common topology/default
 	prep/script
 	proctrack/linuxproc
@@ -129,22 +135,32 @@ for d in "${core_dirs[@]}"; do step build "$d" -j2; done
 for d in "${plugin_dirs[@]}"; do step build "src/plugins/$d" -j2; done
 echo "build took $((SECONDS - start))s" >>"$log"
 
-# Fresh prefix so files from an older recipe cannot linger.
+# A fresh prefix, so files from an older recipe cannot linger. It is staged
+# (DESTDIR) and swapped in by two renames: a cluster another test runs from
+# the old prefix keeps the files it has open, and its next plugin load or
+# client call finds a complete tree instead of a half-installed one.
 start=$SECONDS
-rm -rf "$prefix"
+stage=$SM_CACHE/.stage-$version
+rm -rf "$stage" "$prefix.old"
 for d in "${core_dirs[@]}" "${plugin_dirs[@]/#/src/plugins/}"; do
-	step install "$d" install
+	step install "$d" install DESTDIR="$stage"
 done
 # Public headers (slurm.h, spank.h, ...) live in the top-level Makefile; they
 # let plugins be compiled against this prefix.
-step install . install-pkgincludeHEADERS
+step install . install-pkgincludeHEADERS DESTDIR="$stage"
 echo "install took $((SECONDS - start))s" >>"$log"
 
-# Sanity: the binaries run and report the expected version.
-for b in sbin/slurmctld sbin/slurmd sbin/slurmstepd bin/srun bin/sbatch bin/squeue \
-	bin/scontrol bin/sinfo bin/sdiag bin/scancel; do
-	[[ -x $prefix/$b ]] || fail "missing $prefix/$b after install"
+# Sanity, in the staging copy: everything a test cluster starts is there (a
+# configure that lost MySQL would drop accounting_storage_mysql.so silently).
+for b in sbin/slurmctld sbin/slurmd sbin/slurmstepd sbin/slurmdbd bin/srun bin/sbatch \
+	bin/squeue bin/scontrol bin/sinfo bin/sdiag bin/scancel bin/sacctmgr bin/sshare \
+	bin/sacct lib/slurm/accounting_storage_mysql.so lib/slurm/accounting_storage_slurmdbd.so \
+	lib/slurm/priority_multifactor.so; do
+	[[ -e $stage$prefix/$b ]] || fail "missing $prefix/$b after install"
 done
+if [[ -e $prefix ]]; then mv "$prefix" "$prefix.old"; fi
+mv "$stage$prefix" "$prefix"
+rm -rf "$stage" "$prefix.old"
 [[ "$("$prefix/sbin/slurmctld" -V 2>&1)" == "slurm $version" ]] ||
 	fail "$prefix/sbin/slurmctld -V does not report $version"
 

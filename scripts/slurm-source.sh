@@ -48,10 +48,13 @@ case "$version" in
 		--disable-static --disable-sview --without-pmix --without-ucx
 		--without-nvml --without-rsmi --without-oneapi --without-hdf5
 		--without-freeipmi --without-rdkafka --disable-pam --without-lua
-		--without-mysql_config --without-libcurl --without-bpf --without-s2n)
+		--with-mysql_config=/usr/bin --without-libcurl --without-bpf --without-s2n)
 	# libjson-c-dev: serializer/json (squeue/sinfo/scontrol --json) is only
-	# built when configure finds json-c.
-	build_deps=(build-essential dpkg-dev pkg-config libmunge-dev libjson-c-dev)
+	# built when configure finds json-c. libmariadb-dev: slurmdbd's
+	# accounting_storage/mysql (test clusters with --accounting); naming the
+	# directory of mariadb_config makes configure fail, instead of silently
+	# dropping the plugin, when it is missing.
+	build_deps=(build-essential dpkg-dev pkg-config libmunge-dev libjson-c-dev libmariadb-dev)
 	;;
 *) usage ;;
 esac

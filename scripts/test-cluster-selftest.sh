@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Self-test of scripts/test-cluster.sh: for each VERSION (default 22.05.8),
 # start a cluster without a job_submit plugin and once more with --gpus 2,
-# and check nodes, a batch job, squeue --json, restart-ctld and stop.
+# and check nodes, a batch job, squeue --json, restart-ctld and stop; then
+# once with --accounting and typed GPUs, and check slurmdbd's associations,
+# QoS, licenses, the reservation, a job under a QoS, stop-dbd/start-dbd.
 #
 #   scripts/test-cluster-selftest.sh [VERSION]...    # e.g. 22.05.8 24.11.5
 #
@@ -47,7 +49,8 @@ dir_procs() {
 		comm=$(cat "$p/comm" 2>/dev/null) || continue
 		if tr '\0' '\n' 2>/dev/null <"$p/cmdline" | grep -F "$dir/" >/dev/null; then
 			echo "${p#/proc/} $comm"
-		elif [[ $comm == slurmstepd ]] || tr '\0' '\n' 2>/dev/null <"$p/environ" | grep '^SLURM_JOB_ID=' >/dev/null; then
+		elif [[ $comm == slurmstepd || $comm == slurmdbd ]] ||
+			tr '\0' '\n' 2>/dev/null <"$p/environ" | grep '^SLURM_JOB_ID=' >/dev/null; then
 			if tr '\0' '\n' 2>/dev/null <"$p/environ" | grep -Fx "SLURM_CONF=$conf" >/dev/null; then
 				echo "${p#/proc/} $comm"
 			fi
@@ -142,6 +145,79 @@ sys.exit(0 if int(sys.argv[1]) in ids else "job %s not in squeue --json: %s" % (
 	rm -rf "$dir"
 }
 
+# --accounting: what slurmdbd, slurmctld and the clients say about the tree
+# test-cluster.sh creates, and that slurmctld keeps answering without
+# slurmdbd.
+run_case_accounting() {
+	local version=$1 dir t0 out jid end
+	case_name="$version accounting"
+	echo "== $case_name"
+	dir=$(mktemp -d /tmp/test-cluster-selftest.XXXXXX)
+	cur_dir=$dir
+
+	t0=$(now)
+	"$tc" start "$version" "$dir" --accounting --gpus h100:1,a100:1 >/dev/null || fail "start failed"
+	ok "start took $(elapsed "$t0") s"
+	out=$("$tc" status "$dir") || fail "status: $out"
+	grep -E '^slurmdbd [0-9]+ alive$' <<<"$out" >/dev/null || fail "status lacks slurmdbd: $out"
+	grep -E '^mariadbd [0-9]+ alive$' <<<"$out" >/dev/null || fail "status lacks mariadbd: $out"
+	ok "status lists slurmdbd and mariadbd"
+	# shellcheck source=/dev/null
+	source "$dir/env.sh"
+
+	out=$(timeout 20 sshare -a -P -n -o Account,User,RawShares)
+	for g in 'physics||40' 'theory||10' 'chemistry||60' 'theory|nobody|1' 'chemistry|daemon|1'; do
+		grep -F -- "$g" <<<"$out" >/dev/null || fail "sshare lacks $g: $out"
+	done
+	ok "sshare shows the association tree"
+	out=$(timeout 20 sacctmgr -n -P show qos format=Name,Priority,GrpTRES,GrpJobs,MaxJobsPerUser)
+	grep -Fx 'high|100|cpu=2|4|2' <<<"$out" >/dev/null || fail "sacctmgr show qos: $out"
+	ok "sacctmgr shows QoS high"
+	out=$(timeout 20 scontrol show licenses)
+	grep -E 'LicenseName=fluent@flexlm' <<<"$out" >/dev/null || fail "no remote license: $out"
+	grep -E 'Total=5 .*Remote=yes' <<<"$out" >/dev/null || fail "remote license not 50 % of 10: $out"
+	grep -E 'Total=4 Used=0 Free=4 Reserved=1 ' <<<"$out" >/dev/null || fail "matlab: $out"
+	ok "licenses: local matlab (1 reserved), comsol, remote fluent@flexlm"
+	out=$(timeout 20 scontrol show reservation sm_resv)
+	grep -F 'Nodes=ghost2 ' <<<"$out" >/dev/null || fail "reservation: $out"
+	grep -F 'State=ACTIVE' <<<"$out" >/dev/null || fail "reservation: $out"
+	ok "reservation sm_resv active on ghost2"
+	timeout 20 scontrol show node vm | grep -F 'Gres=gpu:h100:1,gpu:a100:1' >/dev/null ||
+		fail "vm GRES: $(timeout 20 scontrol show node vm | grep -i gres)"
+	ok "vm has typed GPUs"
+
+	jid=$(timeout 20 sbatch --parsable --uid=nobody -A theory -q high --gres=gpu:h100:1 \
+		-o /dev/null --chdir=/tmp --wrap 'sleep 60') || fail "sbatch as nobody failed"
+	jid=${jid%%;*}
+	end=$((SECONDS + 30))
+	until [[ $(timeout 20 squeue -h -j "$jid" -o '%T %u %a %q') == 'RUNNING nobody theory high' ]]; do
+		((SECONDS < end)) || fail "job $jid: $(timeout 20 squeue -h -j "$jid" -o '%T %u %a %q %r')"
+		sleep 0.5
+	done
+	ok "job $jid runs as nobody in theory under QoS high"
+	if timeout 20 sbatch --parsable --uid=daemon -A physics -o /dev/null --wrap true >/dev/null 2>&1; then
+		fail "a job of daemon in physics (no association) was accepted"
+	fi
+	ok "a job without an association is refused"
+
+	t0=$(now)
+	"$tc" stop-dbd "$dir" 2>/dev/null || fail "stop-dbd"
+	timeout 20 squeue -h -j "$jid" -o %T | grep -Fx RUNNING >/dev/null || fail "slurmctld without slurmdbd"
+	"$tc" start-dbd "$dir" 2>/dev/null || fail "start-dbd"
+	timeout 20 sacctmgr -n -P show qos format=Name | grep -Fx high >/dev/null || fail "sacctmgr after start-dbd"
+	ok "stop-dbd/start-dbd took $(elapsed "$t0") s; slurmctld answered meanwhile"
+
+	t0=$(now)
+	"$tc" stop "$dir" 2>/dev/null || fail "stop failed"
+	ok "stop took $(elapsed "$t0") s"
+	out=$(dir_procs "$dir")
+	[[ -z $out ]] || fail "left behind after stop: $(echo "$out" | paste -sd, -)"
+	ok "no process of $dir left (mariadbd and slurmdbd included)"
+
+	cur_dir=''
+	rm -rf "$dir"
+}
+
 versions=("$@")
 ((${#versions[@]})) || versions=(22.05.8)
 for v in "${versions[@]}"; do
@@ -149,5 +225,6 @@ for v in "${versions[@]}"; do
 	"$here/slurm-build.sh" "$v" >/dev/null || { echo "FAIL: slurm-build.sh $v" >&2; exit 1; }
 	run_case "$v" 0
 	run_case "$v" 2
+	run_case_accounting "$v"
 done
 echo "PASS: ${versions[*]}"

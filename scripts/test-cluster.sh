@@ -4,10 +4,11 @@
 # clusters of different releases can run side by side.
 #
 #   test-cluster.sh start VERSION DIR [--plugin-dir PATH] [--job-submit NAME]
-#                   [--gpus N] [--port-base P] [--conf-extra LINE]...
-#                   [--metrics-conf FILE]
+#                   [--gpus [TYPE:]N[,TYPE:N]...] [--port-base P]
+#                   [--conf-extra LINE]... [--metrics-conf FILE] [--accounting]
 #   test-cluster.sh stop DIR
 #   test-cluster.sh restart-ctld DIR
+#   test-cluster.sh stop-dbd DIR | start-dbd DIR
 #   test-cluster.sh status DIR
 #   test-cluster.sh logs DIR
 #   test-cluster.sh munge
@@ -21,12 +22,40 @@
 # sdiag, ... at the cluster. stop cancels all jobs, then stops the daemons
 # (exit 0 if nothing ran); munged is shared and stays up. restart-ctld
 # restarts slurmctld with its state and waits until it answers and vm has
-# re-registered. status exits 0 only when both daemons are alive. munge
-# only makes sure munged runs (for benchmarks that start slurmctld alone).
+# re-registered. status exits 0 only when all of the cluster's daemons are
+# alive. munge only makes sure munged runs (for benchmarks that start
+# slurmctld alone).
 #
-# DIR layout: etc/ (slurm.conf, cgroup.conf, gres.conf,
-# soperator_metrics.conf), state/, spool/vm/, log/, dev/ (fake GPUs), run/
-# (slurmctld.pid and slurmd.pid: the PIDs this script started), env.sh.
+# --gpus N gives vm N fake GPUs (Gres=gpu:N); --gpus h100:2,a100:1 gives it
+# typed ones (Gres=gpu:h100:2,gpu:a100:1), one fake device file each.
+#
+# --accounting runs a MariaDB server (Debian's mariadbd, its datadir in
+# DIR/db, listening on 127.0.0.1 only) and a real slurmdbd for the cluster,
+# and configures slurmctld with AccountingStorageType=accounting_storage/
+# slurmdbd, AccountingStorageEnforce=associations,limits,qos,
+# PriorityType=priority/multifactor with PriorityCalcPeriod=1 (minute, the
+# shortest Slurm accepts), local licenses (Licenses=matlab:4,comsol:2) and
+# AccountingStorageTRES with gres/gpu and the licenses. Before slurmctld
+# starts, sacctmgr creates:
+#   QoS      normal (Slurm's), high (Priority=100 GrpTRES=cpu=2 GrpJobs=4
+#            MaxJobsPerUser=2), low (Priority=1)
+#   accounts root (Slurm's) -> physics (Fairshare=40) -> theory (Fairshare=10)
+#                           -> chemistry (Fairshare=60)
+#   users    root in root (Slurm's); nobody in physics and theory
+#            (QoS normal,high, default physics); daemon in chemistry (QoS
+#            normal,low)
+#   licenses fluent@flexlm, a remote license: Count=10, 50 % to the cluster
+# and, once vm is idle, one active reservation: sm_resv on ghost2 (a day,
+# Users=root, Licenses=matlab:1). stop-dbd/start-dbd stop and start that
+# slurmdbd alone (slurmctld then queues its messages).
+#
+# DIR layout: etc/ (slurm.conf, cgroup.conf, gres.conf, slurmdbd.conf, my.cnf,
+# soperator_metrics.conf), state/, spool/vm/, log/, dev/ (fake GPUs), db/
+# (MariaDB's datadir), run/ (slurmctld.pid, slurmd.pid, slurmdbd.pid,
+# mariadbd.pid: the PIDs this script started; mysqld.sock), env.sh.
+#
+# Ports: slurmctld P (--port-base), slurmd P+1, slurmdbd P+2, MariaDB P+3,
+# the ghost nodes P+84.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -34,7 +63,7 @@ prog=test-cluster.sh
 node=vm
 
 usage() {
-	sed -n '6,13s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+	sed -n '6,14s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
 	exit 2
 }
 
@@ -47,9 +76,12 @@ say() { echo "$prog: $*" >&2; }
 
 # ---------------------------------------------------------------- processes
 
-# A PID counts only while it is a live (not zombie) process named $2 whose
-# command line names this cluster's slurm.conf: a stale PID file must never
-# make us signal a recycled PID.
+# A PID counts only while it is a live (not zombie) process named $2 that
+# belongs to the cluster whose slurm.conf is $3: a stale PID file must never
+# make us signal a recycled PID. slurmctld and slurmd name slurm.conf on
+# their command line (-f); slurmdbd takes no such option and finds
+# slurmdbd.conf next to $SLURM_CONF in its environment; mariadbd names the
+# cluster's my.cnf.
 is_ours() {
 	local pid=$1 name=$2 conf=$3 stat cmd
 	[[ $pid =~ ^[0-9]+$ ]] || return 1
@@ -58,8 +90,16 @@ is_ours() {
 	stat=${stat##*) }
 	[[ ${stat%% *} != [ZX] ]] || return 1
 	[[ "$(cat "/proc/$pid/comm" 2>/dev/null)" == "$name" ]] || return 1
-	cmd=$(tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline") || return 1
-	[[ " $cmd " == *" $conf "* ]]
+	case $name in
+	slurmdbd)
+		tr '\0' '\n' 2>/dev/null <"/proc/$pid/environ" | grep -Fx "SLURM_CONF=$conf" >/dev/null
+		;;
+	*)
+		cmd=$(tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline") || return 1
+		if [[ $name == mariadbd ]]; then conf="--defaults-file=${conf%/*}/my.cnf"; fi
+		[[ " $cmd " == *" $conf "* ]]
+		;;
+	esac
 }
 
 read_pid() { cat "$1" 2>/dev/null || true; }
@@ -132,6 +172,7 @@ release() {
 		# amd64 and arm64.
 		arch=$(uname -m)
 		default_plugin_dir=/usr/lib/$arch-linux-gnu/slurm-wlm
+		mysql_plugin=$default_plugin_dir/accounting_storage_mysql.so
 		;;
 	*)
 		if [[ -n ${SM_TEST_SLURM_PREFIX:-} ]]; then
@@ -145,6 +186,7 @@ release() {
 		fi
 		legacy=0
 		default_plugin_dir=$prefix/lib/slurm
+		mysql_plugin=$default_plugin_dir/accounting_storage_mysql.so
 		;;
 	esac
 	sbin=$prefix/sbin
@@ -161,6 +203,7 @@ load_cluster() {
 	prefix=$SM_SLURM_PREFIX
 	sbin=$prefix/sbin
 	bin=$prefix/bin
+	accounting=${SM_ACCOUNTING:-0}
 }
 
 abs_dir() {
@@ -244,10 +287,26 @@ write_conf() {
 		echo "MinJobAge=600"
 		# The default /bin/mail does not exist here.
 		echo "MailProg=/bin/true"
-		# 24.11's build has none of these plugins; its built-in default is
-		# the same "none".
-		if ((legacy)); then
+		if ((accounting)); then
+			echo "AccountingStorageType=accounting_storage/slurmdbd"
+			echo "AccountingStorageHost=127.0.0.1"
+			echo "AccountingStoragePort=$((port + 2))"
+			echo "AccountingStorageEnforce=associations,limits,qos"
+			echo "AccountingStorageTRES=gres/gpu,license/matlab,license/comsol,license/fluent@flexlm"
+			echo "PriorityType=priority/multifactor"
+			echo "PriorityCalcPeriod=1"
+			echo "PriorityWeightFairshare=10000"
+			echo "PriorityWeightQOS=1000"
+			echo "PriorityWeightAge=100"
+			echo "Licenses=matlab:4,comsol:2"
+		elif ((legacy)); then
+			# 24.11's build has no accounting_storage/none; its built-in
+			# default is the same "none".
 			echo "AccountingStorageType=accounting_storage/none"
+		fi
+		# 24.11's build has neither plugin; its built-in defaults are the
+		# same "none".
+		if ((legacy)); then
 			echo "JobAcctGatherType=jobacct_gather/none"
 			echo "JobCompType=jobcomp/none"
 		fi
@@ -273,12 +332,22 @@ write_conf() {
 		for ((i = 0; i < gpus; i++)); do
 			mknod "$dir/dev/nvidia$i" c 1 3
 		done
-		if ((gpus == 1)); then
-			echo "NodeName=$node Name=gpu File=$dir/dev/nvidia0" >"$dir/etc/gres.conf"
-		else
-			echo "NodeName=$node Name=gpu File=$dir/dev/nvidia[0-$((gpus - 1))]" >"$dir/etc/gres.conf"
-		fi
+		# One gres.conf line per type, each with its own device files.
+		local spec t n first=0 files
+		: >"$dir/etc/gres.conf"
+		for spec in "${gpu_specs[@]}"; do
+			t=${spec%:*} n=${spec##*:}
+			if ((n == 1)); then
+				files=$dir/dev/nvidia$first
+			else
+				files="$dir/dev/nvidia[$first-$((first + n - 1))]"
+			fi
+			echo "NodeName=$node Name=gpu${t:+ Type=$t} File=$files" >>"$dir/etc/gres.conf"
+			first=$((first + n))
+		done
 	fi
+
+	if ((accounting)); then write_accounting_conf; fi
 
 	if [[ -n $metrics_conf ]]; then
 		cp -- "$metrics_conf" "$dir/etc/soperator_metrics.conf"
@@ -293,18 +362,75 @@ write_conf() {
 		printf 'export SM_SLURM_VERSION=%q\n' "$version"
 		printf 'export SM_SLURMCTLD_PORT=%q\n' "$port"
 		printf 'export SM_SLURM_PREFIX=%q\n' "$prefix"
+		printf 'export SM_ACCOUNTING=%q\n' "$accounting"
+		if ((accounting)); then
+			printf 'export SM_SLURMDBD_PORT=%q\n' "$((port + 2))"
+			printf 'export SM_MARIADB_SOCKET=%q\n' "$dir/run/mysqld.sock"
+		fi
 	} >"$dir/env.sh"
+}
+
+# slurmdbd.conf (slurmdbd reads it next to $SLURM_CONF; it must be 0600)
+# and the MariaDB server's my.cnf, which is all it reads (--defaults-file):
+# the system's /etc/mysql is never consulted, so a packaged server's socket,
+# port and datadir stay untouched.
+write_accounting_conf() {
+	local h
+	h=$(hostname -s)
+	{
+		echo "# Written by scripts/test-cluster.sh start $version $dir"
+		echo "AuthType=auth/munge"
+		echo "DbdHost=$h"
+		echo "DbdAddr=127.0.0.1"
+		echo "DbdPort=$((port + 2))"
+		echo "SlurmUser=root"
+		echo "StorageType=accounting_storage/mysql"
+		echo "StorageHost=127.0.0.1"
+		echo "StoragePort=$((port + 3))"
+		echo "StorageUser=$db_user"
+		echo "StoragePass=$db_pass"
+		echo "LogFile=$dir/log/slurmdbd.log"
+		echo "PidFile=$dir/run/slurm/slurmdbd.pid"
+		echo "DebugLevel=info"
+	} >"$dir/etc/slurmdbd.conf"
+	chmod 0600 "$dir/etc/slurmdbd.conf"
+	{
+		echo "# Written by scripts/test-cluster.sh start $version $dir"
+		echo "[mysqld]"
+		echo "datadir=$dir/db"
+		echo "socket=$dir/run/mysqld.sock"
+		# MariaDB's own; run/mariadbd.pid is the PID this script started.
+		echo "pid-file=$dir/run/mysql/mariadbd.pid"
+		echo "port=$((port + 3))"
+		echo "bind-address=127.0.0.1"
+		# The tests run as root; mariadbd refuses root unless told so.
+		echo "user=root"
+		echo "log-error=$dir/log/mariadb.err"
+		echo "skip-name-resolve"
+		# Small: a test database holds a few hundred rows. slurmdbd logs that
+		# the buffer pool is below its recommendation; that is harmless.
+		echo "innodb_buffer_pool_size=32M"
+		echo "innodb_log_file_size=32M"
+		echo "innodb_lock_wait_timeout=900"
+	} >"$dir/etc/my.cnf"
 }
 
 # Daemons run in their own session with no tie to the caller's terminal or
 # pipes: a caller capturing our stdout must not wait for them, and a ^C in
 # the caller's terminal must not kill them behind stop's back. setsid execs
 # in place (we are not a group leader), so $! is the daemon itself.
+# launch NAME ARGS... runs $sbin/NAME ARGS... -f slurm.conf; launch_exe
+# NAME EXE ARGS... runs EXE ARGS... as is (slurmdbd, mariadbd).
 launch() {
 	local name=$1
 	shift
-	SLURM_CONF=$conf setsid "$sbin/$name" "$@" -f "$conf" \
-		</dev/null >>"$dir/log/$name.out" 2>&1 &
+	launch_exe "$name" "$sbin/$name" "$@" -f "$conf"
+}
+
+launch_exe() {
+	local name=$1
+	shift
+	SLURM_CONF=$conf setsid "$@" </dev/null >>"$dir/log/$name.out" 2>&1 &
 	local pid=$! end=$((SECONDS + 5))
 	echo "$pid" >"$dir/run/$name.pid"
 	# $! is the child before setsid has exec'd the daemon: until then its
@@ -318,7 +444,8 @@ launch() {
 
 dump_logs() {
 	local f
-	for f in "$dir"/log/slurmctld.log "$dir"/log/slurmctld.out "$dir"/log/slurmd.log "$dir"/log/slurmd.out; do
+	for f in "$dir"/log/slurmctld.log "$dir"/log/slurmctld.out "$dir"/log/slurmd.log "$dir"/log/slurmd.out \
+		"$dir"/log/slurmdbd.log "$dir"/log/slurmdbd.out "$dir"/log/mariadb.err "$dir"/log/mariadbd.out; do
 		[[ -s $f ]] || continue
 		echo "--- last lines of $f ---" >&2
 		tail -n 25 "$f" >&2
@@ -344,6 +471,93 @@ wait_ctld() {
 	return 1
 }
 
+# ------------------------------------------------------------------ accounting
+
+# The MariaDB server listens on 127.0.0.1 only and lives as long as the
+# throwaway cluster, so a fixed password is fine.
+db_user=slurm
+db_pass=sm-test
+
+# As the unix user root through the server's socket (unix_socket auth).
+mariadb_client() {
+	timeout 20 mariadb --no-defaults --protocol=socket --socket="$dir/run/mysqld.sock" -u root "$@"
+}
+
+start_db() {
+	local pid end
+	mkdir -p "$dir/db" "$dir/run/mysql"
+	# A fresh datadir: system tables only, no test database.
+	mariadb-install-db --defaults-file="$dir/etc/my.cnf" --skip-test-db \
+		>>"$dir/log/mariadb-install.out" 2>&1 ||
+		die "mariadb-install-db failed (see $dir/log/mariadb-install.out)"
+	launch_exe mariadbd /usr/sbin/mariadbd --defaults-file="$dir/etc/my.cnf"
+	pid=$(read_pid "$dir/run/mariadbd.pid")
+	end=$((SECONDS + 30))
+	until mariadb_client -e 'SELECT 1' >/dev/null 2>&1; do
+		is_ours "$pid" mariadbd "$conf" || die "mariadbd ($pid) exited"
+		((SECONDS < end)) || die "mariadbd did not answer within 30 s"
+		sleep 0.2
+	done
+	# slurmdbd has no socket option: it connects over TCP, as its own user.
+	mariadb_client -e "CREATE USER '$db_user'@'127.0.0.1' IDENTIFIED BY '$db_pass';
+		GRANT ALL ON slurm_acct_db.* TO '$db_user'@'127.0.0.1';" >>"$dir/log/mariadbd.out" 2>&1 ||
+		die "cannot create slurmdbd's database user"
+}
+
+# Returns once slurmdbd listens; its tables exist by then (it creates them
+# before it opens its port).
+start_dbd() {
+	local pid end
+	launch_exe slurmdbd "$sbin/slurmdbd" -D
+	pid=$(read_pid "$dir/run/slurmdbd.pid")
+	end=$((SECONDS + 60))
+	until port_open "$((port + 2))"; do
+		if ! is_ours "$pid" slurmdbd "$conf"; then
+			say "slurmdbd ($pid) exited"
+			return 1
+		fi
+		if ((SECONDS >= end)); then
+			say "slurmdbd did not listen within 60 s"
+			return 1
+		fi
+		sleep 0.2
+	done
+}
+
+sacctmgr_i() {
+	echo "+ sacctmgr -i $*" >>"$dir/log/sacctmgr.out"
+	SLURM_CONF=$conf timeout 60 "$bin/sacctmgr" -i "$@" >>"$dir/log/sacctmgr.out" 2>&1 ||
+		die "sacctmgr -i $* failed (see $dir/log/sacctmgr.out)"
+}
+
+# The association tree, QoS and remote license the header describes; before
+# slurmctld starts, so it loads them from slurmdbd at once.
+acct_setup() {
+	local cluster=t${version//./}
+	sacctmgr_i add cluster "$cluster"
+	sacctmgr_i add qos high Priority=100 GrpTRES=cpu=2 GrpJobs=4 MaxJobsPerUser=2
+	sacctmgr_i add qos low Priority=1
+	sacctmgr_i add account physics Fairshare=40 Description=physics Organization=sm
+	sacctmgr_i add account theory Parent=physics Fairshare=10 Description=theory Organization=sm
+	sacctmgr_i add account chemistry Fairshare=60 Description=chemistry Organization=sm
+	sacctmgr_i add user nobody Account=physics,theory DefaultAccount=physics QOS=normal,high
+	sacctmgr_i add user daemon Account=chemistry QOS=normal,low
+	# LastConsumed (what the license server reports in use) is 23.11+.
+	local last=()
+	if ((!legacy)); then last=(LastConsumed=3); fi
+	sacctmgr_i add resource fluent Server=flexlm Type=License Count=10 \
+		Cluster="$cluster" PercentAllowed=50 "${last[@]}"
+}
+
+# After vm is idle: the reservation is slurmctld state, not slurmdbd's.
+resv_setup() {
+	echo "+ scontrol create reservation ReservationName=sm_resv ..." >>"$dir/log/sacctmgr.out"
+	SLURM_CONF=$conf timeout 30 "$bin/scontrol" create reservation ReservationName=sm_resv \
+		StartTime=now Duration=1-0 Nodes=ghost2 Users=root Licenses=matlab:1 \
+		>>"$dir/log/sacctmgr.out" 2>&1 ||
+		die "scontrol create reservation failed (see $dir/log/sacctmgr.out)"
+}
+
 start_cleanup() {
 	((start_ok)) && return
 	dump_logs
@@ -355,13 +569,18 @@ cmd_start() {
 	version=$1
 	dir=$(abs_dir "$2")
 	shift 2
-	plugin_dir='' job_submit='' gpus=0 port='' metrics_conf='' conf_extra=()
+	plugin_dir='' job_submit='' gpus_arg=0 port='' metrics_conf='' conf_extra=() accounting=0
 	while (($#)); do
+		if [[ $1 == --accounting ]]; then
+			accounting=1
+			shift
+			continue
+		fi
 		(($# >= 2)) || die "$1 needs a value"
 		case $1 in
 		--plugin-dir) plugin_dir=$(realpath -e -- "$2") || die "no such plugin dir: $2" ;;
 		--job-submit) job_submit=$2 ;;
-		--gpus) gpus=$2 ;;
+		--gpus) gpus_arg=$2 ;;
 		--port-base) port=$2 ;;
 		--conf-extra) conf_extra+=("$2") ;;
 		--metrics-conf) metrics_conf=$2 ;;
@@ -369,10 +588,24 @@ cmd_start() {
 		esac
 		shift 2
 	done
-	[[ $gpus =~ ^[0-9]+$ ]] || die "--gpus wants a number: $gpus"
-	gpus=$((10#$gpus))
-	gpus_gres=''
-	if ((gpus)); then gpus_gres=" Gres=gpu:$gpus"; fi
+	# --gpus N or TYPE:N[,TYPE:N]...: gpu_specs holds "TYPE:N" (TYPE may be
+	# empty), gpus the total.
+	local spec gres=()
+	gpu_specs=() gpus=0 gpus_gres=''
+	if [[ $gpus_arg =~ ^[0-9]+$ ]]; then
+		if ((10#$gpus_arg)); then gpu_specs=(":$((10#$gpus_arg))"); fi
+	else
+		IFS=, read -ra gpu_specs <<<"$gpus_arg"
+		for spec in "${gpu_specs[@]}"; do
+			[[ $spec =~ ^[A-Za-z][A-Za-z0-9_-]*:[1-9][0-9]*$ ]] ||
+				die "--gpus wants N or TYPE:N[,TYPE:N]...: $gpus_arg"
+		done
+	fi
+	for spec in "${gpu_specs[@]}"; do
+		gpus=$((gpus + ${spec##*:}))
+		gres+=("gpu:${spec#:}")
+	done
+	if ((gpus)); then gpus_gres=" Gres=$(IFS=,; echo "${gres[*]}")"; fi
 	[[ -z $metrics_conf || -f $metrics_conf ]] || die "no such file: $metrics_conf"
 
 	case $version in
@@ -392,30 +625,43 @@ cmd_start() {
 	for b in "$sbin/slurmctld" "$sbin/slurmd" "$bin/sinfo" "$bin/scontrol"; do
 		[[ -x $b ]] || die "missing $b (run scripts/slurm-build.sh $version)"
 	done
+	if ((accounting)); then
+		for b in "$sbin/slurmdbd" "$bin/sacctmgr" "$mysql_plugin" /usr/sbin/mariadbd \
+			/usr/bin/mariadb-install-db /usr/bin/mariadb; do
+			[[ -e $b ]] || die "missing $b for --accounting (run scripts/install-deps.sh)"
+		done
+	fi
 
 	conf=$dir/etc/slurm.conf
 	if [[ -e $dir ]]; then
 		[[ -d $dir ]] || die "$dir exists and is not a directory"
-		if is_ours "$(read_pid "$dir/run/slurmctld.pid")" slurmctld "$conf" ||
-			is_ours "$(read_pid "$dir/run/slurmd.pid")" slurmd "$conf"; then
-			die "$dir holds a running cluster; run: $prog stop $dir"
-		fi
+		for b in slurmctld slurmd slurmdbd mariadbd; do
+			if is_ours "$(read_pid "$dir/run/$b.pid")" "$b" "$conf"; then
+				die "$dir holds a running cluster; run: $prog stop $dir"
+			fi
+		done
 		# Reuse only an empty dir or an old cluster's: we delete its subdirs.
 		if [[ -n "$(ls -A "$dir")" && ! -f $dir/env.sh && ! -f $conf ]]; then
 			die "$dir is not empty and holds no test cluster; refusing to reuse it"
 		fi
 		kill_stepds "$dir"
 		rm -rf "${dir:?}/etc" "${dir:?}/state" "${dir:?}/spool" "${dir:?}/log" \
-			"${dir:?}/run" "${dir:?}/dev" "${dir:?}/env.sh"
+			"${dir:?}/run" "${dir:?}/dev" "${dir:?}/db" "${dir:?}/env.sh"
 	fi
 	# A port already taken means another cluster (or anything else) would
 	# make slurmctld fail after a confusing wait; say so up front.
-	for b in "$port" "$((port + 1))"; do
+	local ports=("$port" "$((port + 1))")
+	if ((accounting)); then ports+=("$((port + 2))" "$((port + 3))"); fi
+	for b in "${ports[@]}"; do
 		port_open "$b" && die "port $b on 127.0.0.1 is in use; pick another --port-base"
 	done
 
 	# spool/vm must exist beforehand: slurmd puts its domain socket there.
 	mkdir -p "$dir/etc" "$dir/state" "$dir/spool/$node" "$dir/log" "$dir/run/slurm"
+	# A job of another user (sbatch --uid=nobody) runs its script from
+	# spool/vm/jobN: in a mktemp -d DIR (0700, or 0701) it fails with
+	# "execve(): ... Permission denied". Its parent is the caller's to open.
+	chmod 0755 "$dir"
 	write_conf
 	ensure_munged
 
@@ -424,6 +670,13 @@ cmd_start() {
 	start_ok=0
 	trap start_cleanup EXIT
 	trap 'exit 130' INT TERM
+
+	if ((accounting)); then
+		start_db
+		start_dbd || exit 1
+		acct_setup
+		say "MariaDB and slurmdbd up, accounts created in $((SECONDS - t0)) s"
+	fi
 
 	# -i (tolerate unreadable state files) as in the known-good manual
 	# driver; the state dir is fresh, so there is nothing to recover anyway.
@@ -444,6 +697,7 @@ cmd_start() {
 		((SECONDS < end)) || die "node $node not idle within 60 s (state: ${st:-none})"
 		sleep 0.3
 	done
+	if ((accounting)); then resv_setup; fi
 	start_ok=1
 	trap - EXIT INT TERM
 	say "Slurm $version cluster up in $((SECONDS - t0)) s: slurmctld $ctld_pid, slurmd $slurmd_pid, port $port"
@@ -463,6 +717,17 @@ stop_daemons() {
 	stop_pid "$c" slurmctld "$conf" "$secs"
 	kill_stepds "$dir"
 	rm -f "$dir/run/slurmd.pid" "$dir/run/slurmctld.pid"
+	# After slurmctld, which sends slurmdbd what it still holds on the way
+	# out; the database last.
+	stop_pid "$(read_pid "$dir/run/slurmdbd.pid")" slurmdbd "$conf" "$secs"
+	stop_pid "$(read_pid "$dir/run/mariadbd.pid")" mariadbd "$conf" 30
+	rm -f "$dir/run/slurmdbd.pid" "$dir/run/mariadbd.pid"
+}
+
+# True while the cluster's slurmdbd or MariaDB server runs.
+accounting_running() {
+	is_ours "$(read_pid "$dir/run/slurmdbd.pid")" slurmdbd "$conf" ||
+		is_ours "$(read_pid "$dir/run/mariadbd.pid")" mariadbd "$conf"
 }
 
 cmd_stop() {
@@ -490,7 +755,7 @@ cmd_stop() {
 			done
 		fi
 	fi
-	if ! is_ours "$c" slurmctld "$conf" && ! is_ours "$d" slurmd "$conf"; then
+	if ! is_ours "$c" slurmctld "$conf" && ! is_ours "$d" slurmd "$conf" && ! accounting_running; then
 		kill_stepds "$dir"
 		say "nothing running in $dir"
 		return 0
@@ -532,12 +797,41 @@ cmd_restart_ctld() {
 	say "slurmctld restarted in $((SECONDS - t0)) s (pid $c)"
 }
 
+# slurmdbd alone: a test of a controller whose slurmdbd is down or back.
+load_accounting_cluster() {
+	(($# == 1)) || usage
+	dir=$(abs_dir "$1")
+	load_cluster "$dir" || die "no cluster in $dir"
+	((accounting)) || die "$dir was not started with --accounting"
+	port=$SM_SLURMCTLD_PORT
+}
+
+cmd_stop_dbd() {
+	load_accounting_cluster "$@"
+	stop_pid "$(read_pid "$dir/run/slurmdbd.pid")" slurmdbd "$conf" 15
+	rm -f "$dir/run/slurmdbd.pid"
+	say "slurmdbd stopped"
+}
+
+cmd_start_dbd() {
+	load_accounting_cluster "$@"
+	if is_ours "$(read_pid "$dir/run/slurmdbd.pid")" slurmdbd "$conf"; then
+		die "slurmdbd already runs"
+	fi
+	start_dbd || {
+		dump_logs
+		die "slurmdbd did not start"
+	}
+	say "slurmdbd started (pid $(read_pid "$dir/run/slurmdbd.pid"))"
+}
+
 cmd_status() {
 	(($# == 1)) || usage
 	dir=$(abs_dir "$1")
 	load_cluster "$dir" || die "no cluster in $dir"
-	local rc=0 n p
-	for n in slurmctld slurmd; do
+	local rc=0 n p names=(slurmctld slurmd)
+	if ((accounting)); then names+=(slurmdbd mariadbd); fi
+	for n in "${names[@]}"; do
 		p=$(read_pid "$dir/run/$n.pid")
 		if is_ours "$p" "$n" "$conf"; then
 			echo "$n ${p} alive"
@@ -558,6 +852,11 @@ cmd_logs() {
 	for f in slurmctld.log slurmd.log slurmctld.out slurmd.out; do
 		echo "$dir/log/$f"
 	done
+	if [[ -f $dir/etc/slurmdbd.conf ]]; then
+		for f in slurmdbd.log slurmdbd.out mariadb.err sacctmgr.out; do
+			echo "$dir/log/$f"
+		done
+	fi
 }
 
 (($#)) || usage
@@ -567,6 +866,8 @@ case $sub in
 start) cmd_start "$@" ;;
 stop) cmd_stop "$@" ;;
 restart-ctld) cmd_restart_ctld "$@" ;;
+stop-dbd) cmd_stop_dbd "$@" ;;
+start-dbd) cmd_start_dbd "$@" ;;
 status) cmd_status "$@" ;;
 logs) cmd_logs "$@" ;;
 munge) ensure_munged ;;

@@ -55,12 +55,19 @@ def http_get(url, headers=None, timeout=10):
 
 
 class Cluster:
-    """A loopback cluster with our plugin loaded as JobSubmitPlugins."""
+    """A loopback cluster with our plugin loaded as JobSubmitPlugins.
+    gpus: a count or test-cluster.sh's TYPE:N[,TYPE:N] list; accounting: run
+    MariaDB + slurmdbd and the association tree test-cluster.sh describes."""
 
     def __init__(self, version, plugin_dir, gpus=0, conf_extra=(),
-                 collection_interval="1s", metrics_conf_extra=()):
+                 collection_interval="1s", metrics_conf_extra=(),
+                 accounting=False):
         self.version = version
         self.dir = tempfile.mkdtemp(prefix=f"sm-it-{version}-")
+        # Open to others: jobs of other users (sbatch --uid) run their
+        # script from the cluster's spool directory below (execve fails with
+        # EACCES under a 0700 mkdtemp directory).
+        os.chmod(self.dir, 0o755)
         self.metrics_port = free_port()
         self.monitoring_port = free_port()
         conf = os.path.join(self.dir, "soperator_metrics.conf.in")
@@ -77,6 +84,8 @@ class Cluster:
                 "--port-base", str(self._port_base())]
         if gpus:
             args += ["--gpus", str(gpus)]
+        if accounting:
+            args.append("--accounting")
         for line in conf_extra:
             args += ["--conf-extra", line]
         subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
@@ -84,8 +93,9 @@ class Cluster:
 
     @staticmethod
     def _port_base():
-        # slurmctld's port; slurmd takes +1 and the ghost nodes +84.
-        return loopback.port_base((1, 84))
+        # slurmctld's port; slurmd takes +1, slurmdbd +2, MariaDB +3 (with
+        # accounting) and the ghost nodes +84.
+        return loopback.port_base((1, 2, 3, 84))
 
     @staticmethod
     def _read_env(path):
@@ -172,6 +182,14 @@ class Cluster:
 
     def restart_ctld(self):
         subprocess.run([os.path.join(SCRIPTS, "test-cluster.sh"), "restart-ctld",
+                        self.cdir], check=True, stdout=subprocess.DEVNULL)
+
+    def stop_dbd(self):
+        subprocess.run([os.path.join(SCRIPTS, "test-cluster.sh"), "stop-dbd",
+                        self.cdir], check=True, stdout=subprocess.DEVNULL)
+
+    def start_dbd(self):
+        subprocess.run([os.path.join(SCRIPTS, "test-cluster.sh"), "start-dbd",
                         self.cdir], check=True, stdout=subprocess.DEVNULL)
 
     def ctld_alive(self):
