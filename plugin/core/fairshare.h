@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Fairshare per account and per user, as `sshare -a -l -P` prints it, under
+// SckyzO/slurm_exporter's family names (slurm_account_fairshare*,
+// slurm_user_fairshare*) plus effective usage and LevelFS.
+#pragma once
+
+#include "accounting_snapshot.h"
+#include "exposition.h"
+
+namespace sm {
+
+struct FairshareOptions {
+  bool user_metrics = true;  // FairshareUserMetrics: the slurm_user_* families
+};
+
+void AddFairshareFamilies(MetricSet& set, const ShareSnapshot& shares,
+                          const FairshareOptions& options);
+
+}  // namespace sm

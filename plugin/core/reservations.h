@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Reservations as `scontrol show reservation` prints them, and the states
+// of each active reservation's nodes as `scontrol show nodes` prints them:
+// SckyzO's reservations and reservation_nodes collectors.
+#pragma once
+
+#include "accounting_snapshot.h"
+#include "exposition.h"
+#include "snapshot.h"
+
+namespace sm {
+
+void AddReservationFamilies(MetricSet& set, const ReservationSnapshot& resv);
+
+// From the node snapshot: every listed node whose active reservation is set
+// counts in that reservation's slurm_reservation_nodes_* families.
+void AddReservationNodeFamilies(MetricSet& set, const NodeSnapshot& nodes);
+
+}  // namespace sm
