@@ -11,4 +11,12 @@ namespace sm {
 
 void AddNodeGresFamilies(MetricSet& set, const NodeGresSnapshot& gres);
 
+// A GRES string as sinfo prints it ("gpu:h100:4(S:0-1),gpu:a100:2",
+// "gpu:8(IDX:0,3)") into counts per type, the way SckyzO parses it: tokens
+// split on commas outside parentheses, each `name[:model]:count[(...)]`,
+// model "(null)" ignored, repeated types summed in first-seen order; a token
+// that does not parse is skipped. "", "(null)" and "N/A" give nothing.
+// The views point into `spec`.
+std::vector<GresCount> ParseGresCounts(std::string_view spec);
+
 }  // namespace sm

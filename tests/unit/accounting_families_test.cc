@@ -343,5 +343,29 @@ TEST(NodeGres, PerPartitionAndType) {
          "slurm_node_gres_used{gres_type=\"gpu:h100\",node=\"vm\",partition=\"debug\",status=\"mixed\"} 1"}));
 }
 
+std::vector<std::string> Counts(std::string_view spec) {
+  std::vector<std::string> out;
+  for (const GresCount& g : ParseGresCounts(spec))
+    out.push_back(std::string(g.type) + "=" + std::to_string(g.count));
+  return out;
+}
+
+// The shapes sinfo prints in SckyzO's fixtures and on our test clusters.
+TEST(NodeGres, ParseLikeSckyzO) {
+  EXPECT_EQ(Counts("gpu:h100:1,gpu:a100:1"), (V{"gpu:h100=1", "gpu:a100=1"}));
+  EXPECT_EQ(Counts("gpu:h100:1(IDX:0),gpu:a100:0(IDX:N/A)"),
+            (V{"gpu:h100=1", "gpu:a100=0"}));
+  // A comma inside an index list is not a separator.
+  EXPECT_EQ(Counts("gpu:NVlink_A100_40GB:2(IDX:0,3)"), V{"gpu:NVlink_A100_40GB=2"});
+  EXPECT_EQ(Counts("gpu:8(S:0-1)"), V{"gpu=8"});
+  EXPECT_EQ(Counts("gpu:(null):2(IDX:0-1)"), V{"gpu=2"});
+  EXPECT_EQ(Counts("gpu:a:2,gpu:a:3,shard:h100:8"), (V{"gpu:a=5", "shard:h100=8"}));
+  // Truncated or mangled tokens are skipped, not guessed at.
+  EXPECT_EQ(Counts("shard:h10,gpu:x:y:1,gpu:2(IDX:0"), V{});
+  EXPECT_EQ(Counts("(null)"), V{});
+  EXPECT_EQ(Counts("N/A"), V{});
+  EXPECT_EQ(Counts(""), V{});
+}
+
 }  // namespace
 }  // namespace sm
