@@ -536,6 +536,7 @@ def main():
             fn()
         except Exception as e:  # noqa: BLE001 - report and go on
             check(False, f"{name}: {type(e).__name__}: {e}")
+    shutil.rmtree(WORK, ignore_errors=True)
     print(f"{len(failures)} failed" if failures else "all passed")
     sys.exit(1 if failures else 0)
 

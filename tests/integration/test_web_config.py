@@ -11,6 +11,7 @@ usage: test_web_config.py VERSION PLUGIN_DIR
 """
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -56,6 +57,7 @@ class WebConfig(unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         cls.c.cleanup()
+        shutil.rmtree(cls.tmp, ignore_errors=True)
 
     def scrape(self, *args, url=None):
         return curl(*self.ca, *args, url or f"{self.https}/metrics")
