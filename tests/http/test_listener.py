@@ -388,7 +388,9 @@ def test_basic_auth(pki):
             statuses = [f.result() for f in futures]
         check(headers.startswith("HTTP/1.1 200") and whoami(body)["principal"] == "alice",
               f"right password during a flood: {headers[:40]!r}")
-        check(all(x.split()[1:2] in (["401"], ["429"]) for x in statuses),
+        # No guess gets in. (On a loaded machine a guess may also be cut
+        # by the 5 s header deadline: our threads run at nice +10.)
+        check(not any(x.startswith("HTTP/1.1 2") for x in statuses),
               f"flood statuses: {set(statuses)}")
         check(any(" 429 " in x + " " for x in statuses),
               f"no 429 among {len(statuses)} concurrent guesses: {set(statuses)}")
