@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "input.h"
 #include "plugin_host.h"
 #include "scenario.h"
+#include "slurmctld_http.h"
 
 namespace shim {
 namespace {
@@ -30,6 +32,8 @@ constexpr const char* kUsage =
     "        [--recollect SECONDS] [-v|-q] INPUT...\n"
     "  soperator-metrics-shim scenario --plugin SO [--openmetrics] [--every-step]\n"
     "        [--path /metrics|/monitoring] [--conf FILE] [-v|-q] SCENARIO.json\n"
+    "  soperator-metrics-shim slurmctld --plugin METRICS_SO --router STANDIN_SO\n"
+    "        [--now UNIX] [--conf FILE] [-v|-q] INPUT... < REQUESTS.jsonl\n"
     "  soperator-metrics-shim generate --nodes N --jobs M [--partitions P]\n"
     "        [--reservations R] [--users U] [--rpc-types T] [--seed S]\n"
     "        [--now UNIX] --out DIR\n"
@@ -54,6 +58,7 @@ struct Args {
   std::optional<int64_t> now;
   std::string conf;
   std::string listen, monitoring_listen;
+  std::string router;
   double recollect = 0;
   int verbosity = 1;
   std::vector<std::string> inputs;
@@ -89,6 +94,7 @@ Args ParseArgs(int argc, char** argv) {
     else if (arg == "--now") a.now = ParseInt(arg, value(), 0, INT64_MAX / 4);
     else if (arg == "--conf") a.conf = value();
     else if (arg == "--listen") a.listen = value();
+    else if (arg == "--router") a.router = value();
     else if (arg == "--monitoring-listen") a.monitoring_listen = value();
     else if (arg == "--recollect") a.recollect = static_cast<double>(ParseInt(arg, value(), 1, 86400));
     else if (arg == "-v") ++a.verbosity;
@@ -300,6 +306,34 @@ int RunScenario(const Args& a) {
   return 0;
 }
 
+// The metrics carrier's routes on slurmctld's port, through the stand-in
+// router (the REQUESTS format is in slurmctld_http.h).
+int RunSlurmctld(const Args& a) {
+  RequirePlugin(a);
+  if (a.router.empty()) Usage("slurmctld needs --router STANDIN_SO");
+  std::ostringstream requests;
+  requests << std::cin.rdbuf();
+  const std::string all = requests.str();
+  LoadSlurmctldStandin(a.router, all.substr(0, all.find('\n')));
+  UserTable users;
+  ClusterIn state = ReadInputs(a, users);
+  SetupSlurm(state.cluster_name, a.verbosity);
+  LearnUsers(users);
+  VirtualClock::Set(0, StartTime(a, state));
+  LoadClusterState(state);
+  const Endpoint metrics{"127.0.0.1", FreeLoopbackPort()};
+  Endpoint monitoring{"127.0.0.1", FreeLoopbackPort()};
+  if (monitoring.port == metrics.port) monitoring.port = FreeLoopbackPort();
+  PluginHost host(a.plugin, metrics, monitoring, ExtraConf(a));
+  host.Init();
+  host.Collect();
+  std::istringstream in(all);
+  ServeSlurmctldRequests(in, std::cout);
+  host.Fini();
+  ClearClusterState();
+  return 0;
+}
+
 int Dispatch(const Args& a);
 
 int Main(int argc, char** argv) {
@@ -314,6 +348,7 @@ int Dispatch(const Args& a) {
   if (a.command == "render") return Render(a);
   if (a.command == "serve") return Serve(a);
   if (a.command == "scenario") return RunScenario(a);
+  if (a.command == "slurmctld") return RunSlurmctld(a);
   if (a.command == "generate") {
     if (!a.gen_out_set) Usage("generate needs --out DIR");
     if (a.gen.nodes <= 0) Usage("generate needs --nodes N");

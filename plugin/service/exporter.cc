@@ -133,18 +133,8 @@ static std::optional<Endpoint> ListenerEndpoint(std::string_view path, Carrier c
 }
 
 HttpResponse Exporter::ServeMain(const HttpRequest& req) {
-  if (const auto e = ListenerEndpoint(req.path, carrier_)) {
-    const Format f = NegotiateFormat(req.accept);
-    auto body = collector_.Get(*e, f, req.accepts_gzip);
-    // Soperator counts every request to /metrics, whatever its method.
-    if (req.path == "/metrics") monitoring_.MetricsRequest(body->series());
-    if (!Readable(req)) {
-      HttpResponse r = Text(405, "method not allowed\n");
-      r.headers.emplace_back("Allow", "GET, HEAD");
-      return r;
-    }
-    return Exposition(std::move(body), req, f);
-  }
+  if (const auto e = ListenerEndpoint(req.path, carrier_))
+    return ServeEndpoint(*e, req, req.path == "/metrics");
   const bool known = req.path == "/health" || req.path == "/livez" ||
                      req.path == "/readyz";
   if (!known) return Text(404, "not found\n");
@@ -159,8 +149,26 @@ HttpResponse Exporter::ServeMain(const HttpRequest& req) {
                             : Text(503, "no collection yet\n");
 }
 
+HttpResponse Exporter::ServeEndpoint(Endpoint e, const HttpRequest& req,
+                                     bool counted) {
+  const Format f = NegotiateFormat(req.accept);
+  auto body = collector_.Get(e, f, req.accepts_gzip);
+  // Soperator counts every request to /metrics, whatever its method.
+  if (counted) monitoring_.MetricsRequest(body->series());
+  if (!Readable(req)) {
+    HttpResponse r = Text(405, "method not allowed\n");
+    r.headers.emplace_back("Allow", "GET, HEAD");
+    return r;
+  }
+  return Exposition(std::move(body), req, f);
+}
+
 HttpResponse Exporter::ServeMonitoring(const HttpRequest& req) {
   if (req.path != "/metrics") return Text(404, "not found\n");
+  return ServeSelfMonitoring(req);
+}
+
+HttpResponse Exporter::ServeSelfMonitoring(const HttpRequest& req) {
   if (!Readable(req)) {
     HttpResponse r = Text(405, "method not allowed\n");
     r.headers.emplace_back("Allow", "GET, HEAD");

@@ -42,6 +42,11 @@ class Exporter {
 
   HttpResponse ServeMain(const HttpRequest& req);
   HttpResponse ServeMonitoring(const HttpRequest& req);
+  // The slurm_exporter_* families, wherever they are served from.
+  HttpResponse ServeSelfMonitoring(const HttpRequest& req);
+  // One endpoint's cached body, negotiated (OpenMetrics, gzip); `counted`
+  // adds the request to Soperator's request counter (its /metrics).
+  HttpResponse ServeEndpoint(Endpoint e, const HttpRequest& req, bool counted);
 
  private:
   Config config_;

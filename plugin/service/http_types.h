@@ -20,6 +20,7 @@ enum class PrincipalKind {
   kNone,               // anonymous
   kBasicAuthUser,      // basic_auth_users of the web config
   kClientCertificate,  // a client certificate verified against client_ca
+  kSlurmctldAuth,      // slurmctld's http_auth on its own port (26.05 JWT)
 };
 
 struct HttpRequest {

@@ -1,17 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// MetricsType=metrics/soperator (Slurm 25.11+): slurmctld serves our bodies
-// on its own port under /metrics/{jobs,nodes,partitions,scheduler,
-// jobs-users-accts}. For each request slurmctld builds its statistics
-// structs, then calls parse -> dump -> free_set on a conmgr worker with no
-// controller lock held. We ignore those structs and hand back the body our
-// collector cached: no lock, no RPC, no walk over jobs on slurmctld's
-// request path.
+// MetricsType=metrics/soperator (Slurm 25.11+). Two ways onto slurmctld's
+// own port:
+// - our routes, /metrics/soperator and below (slurmctld_http.cc): cached
+//   bodies, no controller lock, no RPC, no walk over jobs;
+// - slurmctld's five /metrics/{jobs,nodes,partitions,scheduler,
+//   jobs-users-accts}: slurmctld first builds its statistics structs under
+//   its own locks (a walk over every job for three of them; docs/
+//   performance.md), then calls parse -> dump -> free_set on a conmgr
+//   worker. We ignore those structs and hand back our cached body, but the
+//   walk has already been paid.
 #include <cstring>
 #include <memory>
 
 #include "metrics_interface.h"
 #include "runtime.h"
 #include "slurm_api.h"
+#include "slurmctld_http.h"
 
 #if __has_include("src/interfaces/metrics.h")
 extern "C" {
@@ -59,11 +63,14 @@ sm_metric_set_t* MakeSet(sm::Endpoint e) {
 }  // namespace
 
 SM_EXPORT int init(void) {
-  sm::slurm::StartRuntime(sm::Carrier::kMetrics);
+  if (sm::slurm::StartRuntime(sm::Carrier::kMetrics)) sm::slurm::BindSlurmctldRoutes();
   return SLURM_SUCCESS;  // never fail slurmctld's start over metrics
 }
 
-SM_EXPORT void fini(void) { sm::slurm::StopRuntime(); }
+SM_EXPORT void fini(void) {
+  sm::slurm::CloseSlurmctldRoutes();
+  sm::slurm::StopRuntime();
+}
 
 SM_EXPORT sm_metric_set_t* metrics_p_parse_jobs_metrics(void*) {
   return MakeSet(sm::Endpoint::kJobs);

@@ -40,6 +40,7 @@ const char* Kind(sm::PrincipalKind k) {
     case sm::PrincipalKind::kNone: return "none";
     case sm::PrincipalKind::kBasicAuthUser: return "basic";
     case sm::PrincipalKind::kClientCertificate: return "certificate";
+    case sm::PrincipalKind::kSlurmctldAuth: return "slurmctld";
   }
   return "?";
 }
