@@ -141,6 +141,16 @@ int64_t StartTime(const Args& a, const ClusterIn& state) {
   throw InputError("the input carries no time to replay it at; give --now UNIX");
 }
 
+// Reads the inputs into slurmctld's records, the clocks at their time.
+void LoadInputs(const Args& a) {
+  UserTable users;
+  ClusterIn state = ReadInputs(a, users);
+  SetupSlurm(state.cluster_name, a.verbosity);
+  LearnUsers(users);
+  VirtualClock::Set(0, StartTime(a, state));
+  LoadClusterState(state);
+}
+
 std::string ExtraConf(const Args& a) {
   return a.conf.empty() ? std::string() : ReadWholeFile(a.conf);
 }
@@ -236,12 +246,7 @@ int Serve(const Args& a) {
   }
   if (monitoring.str() == metrics.str())
     Usage("--listen and --monitoring-listen must differ");
-  UserTable users;
-  ClusterIn state = ReadInputs(a, users);
-  SetupSlurm(state.cluster_name, a.verbosity);
-  LearnUsers(users);
-  VirtualClock::Set(0, StartTime(a, state));
-  LoadClusterState(state);
+  LoadInputs(a);
 
   // Signals are taken synchronously here; every other thread (the
   // plugin's included) inherits the blocked mask.
@@ -315,12 +320,7 @@ int RunSlurmctld(const Args& a) {
   requests << std::cin.rdbuf();
   const std::string all = requests.str();
   LoadSlurmctldStandin(a.router, all.substr(0, all.find('\n')));
-  UserTable users;
-  ClusterIn state = ReadInputs(a, users);
-  SetupSlurm(state.cluster_name, a.verbosity);
-  LearnUsers(users);
-  VirtualClock::Set(0, StartTime(a, state));
-  LoadClusterState(state);
+  LoadInputs(a);
   const Endpoint metrics{"127.0.0.1", FreeLoopbackPort()};
   Endpoint monitoring{"127.0.0.1", FreeLoopbackPort()};
   if (monitoring.port == metrics.port) monitoring.port = FreeLoopbackPort();

@@ -23,6 +23,7 @@ namespace sm {
 namespace {
 
 using namespace std::chrono_literals;
+using testing::Gunzip;
 using testing::Samples;
 using V = std::vector<std::string>;
 
@@ -37,21 +38,10 @@ class FakeSource : public Source {
       err = "boom";
       return nullptr;
     }
-    auto s = std::make_shared<NodeSnapshot>();
-    Node n;
-    n.name = s->arena.Store(node_name);
-    n.state = {NodeBase::kIdle, 0};
-    n.cpus = 4;
-    s->nodes.push_back(n);
-    return s;
+    return testing::OneIdleNode(node_name);
   }
   std::shared_ptr<JobSnapshot> CollectJobs(LockTiming&, std::string&) override {
-    auto s = std::make_shared<JobSnapshot>();
-    Job j;
-    j.id = 7;
-    j.state = JobBase::kRunning;
-    s->jobs.push_back(j);
-    return s;
+    return testing::OneRunningJob();
   }
   std::shared_ptr<DiagSnapshot> CollectDiag(LockTiming&, std::string& err) override {
     err = "no statistics";
@@ -278,20 +268,6 @@ Reply Get(int port, const std::string& path, const std::string& extra = "",
               "GET " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" +
                   extra + "\r\n",
               address);
-}
-
-std::string Gunzip(const std::string& in) {
-  z_stream zs{};
-  inflateInit2(&zs, 15 + 16);
-  std::string out(in.size() * 20 + 1024, '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  zs.avail_in = static_cast<uInt>(in.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  inflate(&zs, Z_FINISH);
-  out.resize(zs.total_out);
-  inflateEnd(&zs);
-  return out;
 }
 
 class ExporterHttp : public ::testing::Test {

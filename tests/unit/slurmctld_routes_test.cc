@@ -6,7 +6,6 @@
 #include "slurmctld_routes.h"
 
 #include <gtest/gtest.h>
-#include <zlib.h>
 
 #include "collector.h"
 #include "exporter.h"
@@ -15,53 +14,24 @@
 namespace sm {
 namespace {
 
+using testing::Gunzip;
 using testing::Samples;
 using V = std::vector<std::string>;
 using Rule = SlurmctldAccess::Rule;
 
-// One idle node "n1" with 4 CPUs and one running job 7; no sdiag.
 class OneNodeSource : public Source {
  public:
   std::shared_ptr<NodeSnapshot> CollectNodes(LockTiming&, std::string&) override {
-    auto s = std::make_shared<NodeSnapshot>();
-    Node n;
-    n.name = s->arena.Store("n1");
-    n.state = {NodeBase::kIdle, 0};
-    n.cpus = 4;
-    s->nodes.push_back(n);
-    return s;
+    return testing::OneIdleNode();
   }
   std::shared_ptr<JobSnapshot> CollectJobs(LockTiming&, std::string&) override {
-    auto s = std::make_shared<JobSnapshot>();
-    Job j;
-    j.id = 7;
-    j.state = JobBase::kRunning;
-    s->jobs.push_back(j);
-    return s;
+    return testing::OneRunningJob();
   }
   std::shared_ptr<DiagSnapshot> CollectDiag(LockTiming&, std::string& err) override {
     err = "no statistics";
     return nullptr;
   }
 };
-
-std::string Gunzip(std::string_view in) {
-  z_stream zs{};
-  inflateInit2(&zs, 16 + MAX_WBITS);
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  zs.avail_in = static_cast<uInt>(in.size());
-  std::string out;
-  char buf[16384];
-  int rc;
-  do {
-    zs.next_out = reinterpret_cast<Bytef*>(buf);
-    zs.avail_out = sizeof(buf);
-    rc = inflate(&zs, Z_NO_FLUSH);
-    out.append(buf, sizeof(buf) - zs.avail_out);
-  } while (rc == Z_OK);
-  inflateEnd(&zs);
-  return rc == Z_STREAM_END ? out : "<bad gzip>";
-}
 
 std::string Header(const WireResponse& w, std::string_view name) {
   for (const auto& [k, v] : w.headers) {

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 
+#include <zlib.h>
+
 #include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "exposition.h"
+#include "snapshot.h"
 
 namespace sm::testing {
 
@@ -35,6 +38,45 @@ inline std::vector<std::string> Samples(std::string_view text,
     }
   }
   return out;
+}
+
+// A gzip member, inflated whole ("<bad gzip>" when it is not one).
+inline std::string Gunzip(std::string_view in) {
+  z_stream zs{};
+  inflateInit2(&zs, 16 + MAX_WBITS);
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  zs.avail_in = static_cast<uInt>(in.size());
+  std::string out;
+  char buf[16384];
+  int rc;
+  do {
+    zs.next_out = reinterpret_cast<Bytef*>(buf);
+    zs.avail_out = sizeof(buf);
+    rc = inflate(&zs, Z_NO_FLUSH);
+    out.append(buf, sizeof(buf) - zs.avail_out);
+  } while (rc == Z_OK);
+  inflateEnd(&zs);
+  return rc == Z_STREAM_END ? out : "<bad gzip>";
+}
+
+// One idle node `name` with 4 CPUs; one running job 7: the cluster of the
+// fake sources in the collector and route tests.
+inline std::shared_ptr<NodeSnapshot> OneIdleNode(std::string_view name = "n1") {
+  auto s = std::make_shared<NodeSnapshot>();
+  Node n;
+  n.name = s->arena.Store(name);
+  n.state = {NodeBase::kIdle, 0};
+  n.cpus = 4;
+  s->nodes.push_back(n);
+  return s;
+}
+inline std::shared_ptr<JobSnapshot> OneRunningJob() {
+  auto s = std::make_shared<JobSnapshot>();
+  Job j;
+  j.id = 7;
+  j.state = JobBase::kRunning;
+  s->jobs.push_back(j);
+  return s;
 }
 
 }  // namespace sm::testing
