@@ -66,8 +66,9 @@ TEST(StdioPath, Slurm2302Parser) {
 
 TEST(StdioPath, LongPathsAreCutLikeScontrol) {
   StdioJob j = Batch();
-  std::string long_name(5000, 'n');
-  j.std_out = "/" + long_name;
+  // StdioJob holds views: the pattern must outlive the call.
+  const std::string long_path = "/" + std::string(5000, 'n');
+  j.std_out = long_path;
   EXPECT_EQ(JobStdout(StdioDialect::kSlurm2205, j).size(), 4095u);
 }
 
