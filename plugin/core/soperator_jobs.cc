@@ -43,7 +43,9 @@ std::string_view TimeLabel(Arena& arena, std::optional<int64_t> t) {
 
 struct Resources {
   std::optional<int64_t> cpus;
-  std::optional<int64_t> memory_bytes;
+  // A double, like the value it becomes: --mem is the user's to choose, and
+  // MB x nodes x MiB can exceed int64 (converting that is undefined).
+  std::optional<double> memory_bytes;
 };
 
 // jobAllocatedResources: allocated TRES, then requested TRES for whatever
@@ -55,14 +57,15 @@ Resources SelectResources(const Job& j) {
     const auto t = ParseTres(tres_string);
     if (!t) return;  // Soperator logs the parse error
     if (!r.cpus && t->cpus > 0) r.cpus = t->cpus;
-    if (!r.memory_bytes && t->memory_bytes > 0) r.memory_bytes = t->memory_bytes;
+    if (!r.memory_bytes && t->memory_bytes > 0)
+      r.memory_bytes = static_cast<double>(t->memory_bytes);
   };
   take(j.tres_alloc);
   if (!r.cpus || !r.memory_bytes) take(j.tres_req);
   if (!r.cpus && j.cpus) r.cpus = *j.cpus;
   if (!r.memory_bytes && j.memory_per_node_mb && j.node_count)
-    r.memory_bytes = static_cast<int64_t>(*j.memory_per_node_mb *
-                                          *j.node_count * kMiB);
+    r.memory_bytes = static_cast<double>(*j.memory_per_node_mb) *
+                     static_cast<double>(*j.node_count) * kMiB;
   return r;
 }
 
