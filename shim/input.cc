@@ -585,13 +585,29 @@ std::string LineColumn(const std::string& src, size_t byte) {
   return "line " + std::to_string(line) + ", column " + std::to_string(col);
 }
 
+// Slurm's dumps nest about ten levels deep. The parser itself is
+// iterative, but what reads the tree afterwards recurses (dump() of an
+// error response, FlattenValues()): 100 000 nested arrays overflowed the
+// stack.
+constexpr int kMaxJsonDepth = 64;
+
 // `callback` may be empty.
 json Parse(const std::string& text, const std::string& file,
            const json::parser_callback_t& callback) {
   std::unique_ptr<std::string> escaped = EscapeInvalidUtf8(text);
   const std::string& src = escaped ? *escaped : text;
+  const json::parser_callback_t bounded = [&](int depth, json::parse_event_t event,
+                                              json& parsed) {
+    if ((event == json::parse_event_t::object_start ||
+         event == json::parse_event_t::array_start) &&
+        depth >= kMaxJsonDepth)
+      throw InputError(file + ": JSON nested more than " +
+                       std::to_string(kMaxJsonDepth) +
+                       " levels deep; Slurm's dumps nest about ten");
+    return callback ? callback(depth, event, parsed) : true;
+  };
   try {
-    return json::parse(src, callback);
+    return json::parse(src, bounded);
   } catch (const json::parse_error& e) {
     std::string what = e.what();
     if (const size_t p = what.find("syntax error"); p != std::string::npos)
