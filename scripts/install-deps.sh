@@ -19,6 +19,9 @@ packages=(
 	build-essential meson ninja-build pkg-config dpkg-dev
 	libssl-dev libyaml-cpp-dev libcrypt-dev zlib1g-dev nlohmann-json3-dev
 	libgtest-dev libgmock-dev libbenchmark-dev
+	# fuzzing and sanitizer builds (docs/testing.md): libFuzzer and the
+	# sanitizer runtimes come with clang's compiler-rt
+	clang libclang-rt-14-dev
 	# Slurm 22.05.8 daemons and clients (Debian's), and what building
 	# 24.11.5 from Debian's tarball needs
 	munge libmunge-dev slurmctld slurmd slurm-client libslurm-dev libjson-c-dev

@@ -1037,8 +1037,8 @@ void ReadSdiagText(const std::string& text, const std::string& file,
   state.diag = std::move(d);
 }
 
-void ReadInputFile(const std::string& path, ClusterIn& state, UserTable& users) {
-  const std::string text = ReadWholeFile(path);
+void ReadInputText(const std::string& text, const std::string& path,
+                   ClusterIn& state, UserTable& users) {
   const size_t first = text.find_first_not_of(" \t\r\n");
   if (first == std::string::npos)
     throw InputError(path + ": empty file; expected a Slurm JSON dump");
@@ -1047,6 +1047,10 @@ void ReadInputFile(const std::string& path, ClusterIn& state, UserTable& users) 
     return;
   }
   ParseDocumentStreaming(text, path, state, users);
+}
+
+void ReadInputFile(const std::string& path, ClusterIn& state, UserTable& users) {
+  ReadInputText(ReadWholeFile(path), path, state, users);
 }
 
 }  // namespace shim

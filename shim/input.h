@@ -45,6 +45,9 @@ struct At {
 // Reads one file into `state`: appends nodes, jobs and partitions, sets the
 // diag part (twice is an error), learns uid -> name pairs.
 void ReadInputFile(const std::string& path, ClusterIn& state, UserTable& users);
+// The same for a file's content; `file` only names it in messages.
+void ReadInputText(const std::string& text, const std::string& file,
+                   ClusterIn& state, UserTable& users);
 
 // Parses JSON text. Raw bytes that are not UTF-8 (Slurm copies node reasons
 // and job names byte for byte) are kept: they come back out of the string
