@@ -80,6 +80,7 @@ struct SeriesWriter {
 }  // namespace
 
 void Family::Add(std::span<const std::string_view> values, double value) {
+  if (!enabled_) return;
   values_.insert(values_.end(), values.begin(), values.end());
   numbers_.push_back(value);
   if (!histograms_.empty()) histograms_.push_back(nullptr);
@@ -87,6 +88,7 @@ void Family::Add(std::span<const std::string_view> values, double value) {
 
 void Family::AddHistogram(std::span<const std::string_view> values,
                           const HistogramValue* h) {
+  if (!enabled_) return;
   histograms_.resize(numbers_.size(), nullptr);
   values_.insert(values_.end(), values.begin(), values.end());
   numbers_.push_back(0);
@@ -94,10 +96,13 @@ void Family::AddHistogram(std::span<const std::string_view> values,
 }
 
 Family& MetricSet::Add(const FamilyDef& def) {
-  if (disabled_ && std::find(disabled_->begin(), disabled_->end(), def.name) !=
-                       disabled_->end())
-    return discarded_.emplace_back(def);
-  return families_.emplace_back(def);
+  const bool disabled =
+      disabled_ && std::find(disabled_->begin(), disabled_->end(), def.name) !=
+                       disabled_->end();
+  if (!disabled) return families_.emplace_back(def);
+  Family& f = discarded_.emplace_back(def);
+  f.enabled_ = false;
+  return f;
 }
 
 void MetricSet::Seal() {

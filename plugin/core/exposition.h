@@ -5,12 +5,15 @@
 // sorted by their label values, Go shortest floats.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <initializer_list>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "arena.h"
@@ -21,15 +24,42 @@ enum class MetricType : uint8_t { kGauge, kCounter, kHistogram };
 
 enum class Format : uint8_t { kText, kOpenMetrics };
 
-// Static description of a family. Labels are in declaration order; the
-// encoders print them sorted by name.
+// A family's label names, in declaration order. Fixed capacity, so that a
+// FamilyDef has no destructor: definitions are namespace-scope constants
+// that the render thread reads, and exit() runs static destructors while
+// it may still be rendering (Slurm exits without calling our fini()).
+class LabelNames {
+ public:
+  static constexpr size_t kCapacity = 32;  // slurm_node_info has 23
+  constexpr LabelNames() = default;
+  constexpr LabelNames(std::initializer_list<std::string_view> names) {
+    for (std::string_view n : names) push_back(n);
+  }
+  constexpr void push_back(std::string_view name) {
+    if (size_ == kCapacity) throw std::length_error("too many label names");
+    names_[size_++] = name;
+  }
+  constexpr size_t size() const { return size_; }
+  constexpr bool empty() const { return size_ == 0; }
+  constexpr std::string_view operator[](size_t i) const { return names_[i]; }
+  constexpr const std::string_view* begin() const { return names_.data(); }
+  constexpr const std::string_view* end() const { return names_.data() + size_; }
+
+ private:
+  std::array<std::string_view, kCapacity> names_{};
+  size_t size_ = 0;
+};
+
+// Static description of a family. The encoders print labels sorted by name.
 struct FamilyDef {
   std::string_view name;
   std::string_view help;
   MetricType type;
-  std::vector<std::string_view> labels;
+  LabelNames labels;
   std::span<const double> buckets = {};  // histogram upper bounds, ascending
 };
+static_assert(std::is_trivially_destructible_v<FamilyDef>,
+              "a FamilyDef must survive exit() (see LabelNames)");
 
 // A histogram's state as exported: per-bucket (non-cumulative) counts for
 // each bound in FamilyDef::buckets, plus the overflow, sum and count.
@@ -56,10 +86,14 @@ class Family {
   const FamilyDef& def() const { return *def_; }
   size_t size() const { return numbers_.size(); }
   bool empty() const { return numbers_.empty(); }
+  // False for a family the operator disabled: Add() stores nothing, and a
+  // builder skips whatever work only this family's rows need.
+  bool enabled() const { return enabled_; }
 
  private:
   friend class MetricSet;
   const FamilyDef* def_;
+  bool enabled_ = true;
   Rows<std::string_view> values_;  // size() * labels, row-major
   Rows<double> numbers_;
   Rows<const HistogramValue*> histograms_;  // parallel, or empty
@@ -76,8 +110,9 @@ struct WriteStats {
 // de-duplicates), then Write in any format any number of times.
 class MetricSet {
  public:
-  // Families named here are accepted by Add but never written (operators
-  // switch off high-cardinality families such as slurm_node_job).
+  // Families named here are accepted by Add but never built: their rows
+  // are not stored (operators switch off high-cardinality families such as
+  // slurm_node_job).
   explicit MetricSet(const std::vector<std::string>* disabled = nullptr)
       : disabled_(disabled) {}
 

@@ -47,7 +47,7 @@ double Printed(uint64_t v, const Spec& spec, bool native_values) {
 FamilyDefs MakeDefs(const Spec& spec, std::string_view label) {
   const MetricType typed =
       spec.counter ? MetricType::kCounter : MetricType::kGauge;
-  std::vector<std::string_view> labels;
+  LabelNames labels;
   if (!label.empty()) labels.push_back(label);
   return {FamilyDef{spec.name, spec.help, typed, labels},
           FamilyDef{spec.name, spec.help, MetricType::kGauge, labels},

@@ -144,6 +144,7 @@ void AddSoperatorJobFamilies(MetricSet& set, const JobSnapshot& snap,
       if (end - *j.start_time > 0) duration.Add(id_label, end - *j.start_time);
     }
 
+    if (!node_job.enabled()) continue;  // the costly one to switch off
     hosts.clear();
     if (ExpandHostList(NormalizedNodes(j.nodes), hosts)) {
       for (const std::string& h : hosts)

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "collector.h"
 
-#include <zlib.h>
-
 #include <algorithm>
 #include <csignal>
 #include <ctime>
@@ -12,8 +10,6 @@
 
 namespace sm {
 namespace {
-
-enum SubIndex { kNodes = 0, kJobs = 1, kDiag = 2 };
 
 double SteadySeconds() {
   return std::chrono::duration<double>(
@@ -25,24 +21,6 @@ int64_t UnixSeconds() { return static_cast<int64_t>(std::time(nullptr)); }
 
 size_t Slot(Endpoint e, Format f) {
   return static_cast<size_t>(e) * 2 + (f == Format::kOpenMetrics ? 1 : 0);
-}
-
-std::string Gzip(const std::string& in) {
-  z_stream zs{};
-  // windowBits 15 + 16 asks zlib for a gzip header. Level 1: the body is
-  // re-made every interval, so speed matters more than the last percent.
-  if (deflateInit2(&zs, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-    return {};
-  std::string out;
-  out.resize(deflateBound(&zs, in.size()));
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  zs.avail_in = static_cast<uInt>(in.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  const int rc = deflate(&zs, Z_FINISH);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return rc == Z_STREAM_END ? out : std::string();
 }
 
 // A loop thread runs `step` and goes on whatever it throws: an exception
@@ -60,24 +38,16 @@ void LogFailure(const char* what, Step&& step) {
 
 }  // namespace
 
-const std::string& Body::gzipped() const {
-  std::call_once(gzip_once_, [this] { gzipped_ = Gzip(text_); });
-  return gzipped_;
-}
-
 Collector::Collector(Source& source, CollectorOptions options,
                      SelfMonitoring& monitoring)
     : source_(source),
       options_(std::move(options)),
       monitoring_(monitoring),
-      history_((options_.monotonic_now ? options_.monotonic_now
-                                       : SteadySeconds)()) {
+      state_((options_.monotonic_now ? options_.monotonic_now
+                                     : SteadySeconds)()) {
   if (!options_.monotonic_now) options_.monotonic_now = SteadySeconds;
   if (!options_.unix_now) options_.unix_now = UnixSeconds;
   if (options_.max_inflight < 1) options_.max_inflight = 1;
-  subs_[kNodes].name = "nodes";
-  subs_[kJobs].name = "jobs";
-  subs_[kDiag].name = "diag";
   for (Endpoint e : options_.endpoints) wanted_[Slot(e, Format::kText)] = true;
 }
 
@@ -89,13 +59,13 @@ void Collector::Start(bool ticker) {
   started_ = true;
   // Our threads must never take slurmctld's signals.
   BlockAllSignals blocked;
-  const int workers = kSubCollectors * options_.max_inflight;
+  const int workers = kSubCollectorCount * options_.max_inflight;
   for (int i = 0; i < workers; ++i)
-    threads_.emplace_back([this, sub = i % kSubCollectors] {
+    threads_.emplace_back([this, sub = i % kSubCollectorCount] {
       NameThisThread("sm-collector");
       WorkerLoop(sub);
     });
-  threads_.emplace_back([this] {
+  render_thread_ = std::thread([this] {
     NameThisThread("sm-render");
     LowerThisThreadPriority();
     RenderLoop();
@@ -110,16 +80,23 @@ void Collector::Start(bool ticker) {
 void Collector::Stop() {
   {
     std::lock_guard lock(mu_);
-    if (stopping_ || !started_) {
-      stopping_ = true;
-      return;
-    }
     stopping_ = true;
     queue_.clear();
   }
   cv_.notify_all();
+  if (render_thread_.joinable()) render_thread_.join();
   for (std::thread& t : threads_) t.join();
   threads_.clear();
+}
+
+void Collector::StopRendering() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+    queue_.clear();
+  }
+  cv_.notify_all();
+  if (render_thread_.joinable()) render_thread_.join();
 }
 
 void Collector::CollectOnce() { StartTick(true); }
@@ -186,15 +163,16 @@ void Collector::StartTick(bool synchronous) {
   {
     std::lock_guard lock(mu_);
     if (stopping_ && !synchronous) return;
-    for (int i = 0; i < kSubCollectors; ++i) {
+    for (int i = 0; i < kSubCollectorCount; ++i) {
       SubCollector& s = subs_[i];
+      const std::string_view name = kSubCollectors[i].name;
       if (s.inflight >= options_.max_inflight) {
-        monitoring_.CollectorSkipped(s.name);
+        monitoring_.CollectorSkipped(name);
         continue;
       }
       ++s.inflight;
       ++tick->started;
-      monitoring_.CollectorStarted(s.name, s.inflight);
+      monitoring_.CollectorStarted(name, s.inflight);
       tasks.push_back({i, ++s.next_sequence, tick, synchronous});
     }
     if (!synchronous) {
@@ -212,30 +190,26 @@ void Collector::RunTask(const Task& task) {
   const double t0 = options_.monotonic_now();
   LockTiming timing;
   std::string error;
-  std::shared_ptr<void> result;
+  Applier result;
+  const SubCollectorDef& def = kSubCollectors[task.sub];
   try {
-    switch (task.sub) {
-      case kNodes: result = source_.CollectNodes(timing, error); break;
-      case kJobs: result = source_.CollectJobs(timing, error); break;
-      case kDiag: result = source_.CollectDiag(timing, error); break;
-    }
+    result = def.collect(source_, timing, error);
   } catch (const std::exception& e) {
     error = e.what();
-    result.reset();
+    result = nullptr;
   } catch (...) {
     error = "unknown exception";
-    result.reset();
+    result = nullptr;
   }
-  const char* name = subs_[task.sub].name;
+  const std::string_view name = def.name;
   if (timing.used)
     monitoring_.LockUsed(name, timing.wait_seconds, timing.hold_seconds);
-  bool failed = !result;
+  const bool failed = !result;
   if (failed) {
-    LogError(std::string("collector ") + name + " failed: " +
+    LogError("collector " + std::string(name) + " failed: " +
              (error.empty() ? "no data" : error));
-  } else if (!Apply(task.sub, task.sequence, task.tick->epoch,
-                    std::move(result))) {
-    LogDebug(std::string("collector ") + name + ": stale result dropped");
+  } else if (!Apply(task.sub, task.sequence, task.tick->epoch, result)) {
+    LogDebug("collector " + std::string(name) + ": stale result dropped");
   }
   // Soperator's duration covers the fetch and the state update.
   const double seconds = options_.monotonic_now() - t0;
@@ -272,7 +246,7 @@ void Collector::RunTask(const Task& task) {
 }
 
 bool Collector::Apply(int sub, uint64_t sequence, uint64_t epoch,
-                      std::shared_ptr<void> result) {
+                      const Applier& apply) {
   std::lock_guard lock(apply_mu_);
   // Collected before this controller went to standby: stale now.
   if (epoch != epoch_.load()) return false;
@@ -280,31 +254,42 @@ bool Collector::Apply(int sub, uint64_t sequence, uint64_t epoch,
   // Only possible with max_inflight > 1: an older run finishing last.
   if (sequence != 0 && sequence <= s.applied_sequence) return false;
   s.applied_sequence = sequence;
-  switch (sub) {
-    case kNodes: {
-      auto nodes = std::static_pointer_cast<NodeSnapshot>(result);
-      history_.Observe(*nodes, options_.monotonic_now());
-      state_.nodes = std::move(nodes);
-      break;
-    }
-    case kJobs:
-      state_.jobs = std::static_pointer_cast<JobSnapshot>(result);
-      break;
-    case kDiag:
-      state_.diag = std::static_pointer_cast<DiagSnapshot>(result);
-      break;
-  }
+  apply(state_, options_.monotonic_now());
   active_ = true;
   return true;
+}
+
+void Collector::RenderEndpoint(Endpoint e, const std::array<bool, 2>& formats,
+                               const std::array<size_t, 2>& reserve,
+                               std::array<std::shared_ptr<const Body>, 2>& out,
+                               WriteStats& stats) {
+  MetricSet set(&options_.disabled_families);
+  AddEndpointFamilies(set, e, state_.cluster, state_.history,
+                      {options_.unix_now(), options_.native_values});
+  set.Seal();
+  for (Format f : {Format::kText, Format::kOpenMetrics}) {
+    const size_t i = Slot(e, f) % 2;
+    if (!formats[i]) continue;
+    std::string text;
+    text.reserve(reserve[i]);
+    set.Write(f, text);
+    out[i] = std::make_shared<const Body>(std::move(text), set.stats().series);
+  }
+  stats.series += set.stats().series;
+  stats.duplicates_dropped += set.stats().duplicates_dropped;
+  stats.utf8_repaired += set.stats().utf8_repaired;
 }
 
 void Collector::RenderAll(uint64_t epoch) {
   if (epoch != epoch_.load()) return;
   std::array<bool, kEndpointCount * 2> wanted, gzip;
+  std::array<size_t, kEndpointCount * 2> previous_size{};
   {
     std::lock_guard lock(mu_);
     wanted = wanted_;
     gzip = gzip_wanted_;
+    for (size_t i = 0; i < bodies_.size(); ++i)
+      if (bodies_[i]) previous_size[i] = bodies_[i]->text().size();
   }
   std::array<std::shared_ptr<const Body>, kEndpointCount * 2> fresh;
   // The gauge covers the whole pass: every wanted endpoint and format, and
@@ -314,25 +299,17 @@ void Collector::RenderAll(uint64_t epoch) {
   bool rendered = false;
   for (int e = 0; e < kEndpointCount; ++e) {
     const auto endpoint = static_cast<Endpoint>(e);
-    const bool text = wanted[Slot(endpoint, Format::kText)];
-    const bool om = wanted[Slot(endpoint, Format::kOpenMetrics)];
-    if (!text && !om) continue;
-    std::lock_guard lock(apply_mu_);
-    MetricSet set(&options_.disabled_families);
-    AddEndpointFamilies(set, endpoint, state_, history_,
-                        {options_.unix_now(), options_.native_values});
-    set.Seal();
-    for (Format f : {Format::kText, Format::kOpenMetrics}) {
-      if (!wanted[Slot(endpoint, f)]) continue;
-      std::string out;
-      if (const auto& old = bodies_[Slot(endpoint, f)]) out.reserve(old->text().size());
-      set.Write(f, out);
-      fresh[Slot(endpoint, f)] =
-          std::make_shared<const Body>(std::move(out), set.stats().series);
+    const size_t text = Slot(endpoint, Format::kText);
+    const size_t om = Slot(endpoint, Format::kOpenMetrics);
+    if (!wanted[text] && !wanted[om]) continue;
+    std::array<std::shared_ptr<const Body>, 2> bodies;
+    {
+      std::lock_guard lock(apply_mu_);
+      RenderEndpoint(endpoint, {wanted[text], wanted[om]},
+                     {previous_size[text], previous_size[om]}, bodies, stats);
     }
-    stats.series += set.stats().series;
-    stats.duplicates_dropped += set.stats().duplicates_dropped;
-    stats.utf8_repaired += set.stats().utf8_repaired;
+    fresh[text] = std::move(bodies[0]);
+    fresh[om] = std::move(bodies[1]);
     rendered = true;
   }
   // Compress outside apply_mu_ so a finishing collection is not held up.
@@ -351,30 +328,32 @@ void Collector::RenderAll(uint64_t epoch) {
 }
 
 std::shared_ptr<const Body> Collector::Get(Endpoint e, Format f, bool gzip) {
-  static const auto kEmpty = std::make_shared<const Body>(std::string(), 0);
+  const size_t slot = Slot(e, f);
   {
     std::lock_guard lock(mu_);
-    wanted_[Slot(e, f)] = true;
-    gzip_wanted_[Slot(e, f)] |= gzip;
-    if (bodies_[Slot(e, f)]) return bodies_[Slot(e, f)];
-    if (!ready_) return kEmpty;
+    wanted_[slot] = true;
+    gzip_wanted_[slot] |= gzip;
+    if (bodies_[slot]) return bodies_[slot];
+    if (!ready_) return Body::Empty();
   }
-  // First request for this format: render now from the current state
-  // (our own locks only; slurmctld's are never taken here).
-  std::shared_ptr<const Body> body;
+  // First request for this format: render it now from the current state
+  // (our own locks only; slurmctld's are never taken here). From now on
+  // RenderAll keeps it fresh.
+  std::array<bool, 2> formats{};
+  formats[slot % 2] = true;
+  std::array<std::shared_ptr<const Body>, 2> bodies;
+  WriteStats stats;
+  uint64_t epoch;
   {
     std::lock_guard lock(apply_mu_);
-    MetricSet set(&options_.disabled_families);
-    AddEndpointFamilies(set, e, state_, history_,
-                        {options_.unix_now(), options_.native_values});
-    set.Seal();
-    std::string out;
-    set.Write(f, out);
-    body = std::make_shared<const Body>(std::move(out), set.stats().series);
+    epoch = epoch_.load();
+    RenderEndpoint(e, formats, {0, 0}, bodies, stats);
   }
   std::lock_guard lock(mu_);
-  if (!bodies_[Slot(e, f)]) bodies_[Slot(e, f)] = body;
-  return bodies_[Slot(e, f)];
+  // As in RenderAll: what was rendered before a Deactivate() is not served.
+  if (epoch != epoch_.load()) return Body::Empty();
+  if (!bodies_[slot]) bodies_[slot] = std::move(bodies[slot % 2]);
+  return bodies_[slot];
 }
 
 void Collector::Deactivate() {
@@ -388,8 +367,7 @@ void Collector::Deactivate() {
     if (was_active) {
       active_ = false;
       // A standby controller must not serve what it saw before: start over.
-      state_ = {};
-      history_ = NodeHistory(options_.monotonic_now());
+      state_ = CollectedState(options_.monotonic_now());
     }
   }
   {

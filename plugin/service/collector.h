@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The background collector: Soperator's nodes/jobs/diag sub-collectors on a
-// ticker, each with an in-flight limit, sequence numbers against stale
-// results and failure isolation. After each tick it renders every endpoint
-// into cached bodies, so a scrape copies bytes and never touches slurmctld.
+// The background collector: the sub-collectors of sub_collectors.h
+// (Soperator's nodes/jobs/diag, and ours) on a ticker, each with an
+// in-flight limit, sequence numbers against stale results and failure
+// isolation. After each tick it renders every endpoint into cached bodies,
+// so a scrape copies bytes and never touches slurmctld.
 #pragma once
 
 #include <array>
@@ -17,30 +18,14 @@
 #include <thread>
 #include <vector>
 
+#include "body.h"
 #include "endpoints.h"
 #include "exposition.h"
-#include "node_history.h"
 #include "self_monitoring.h"
 #include "source.h"
+#include "sub_collectors.h"
 
 namespace sm {
-
-// One rendered exposition; immutable once published. The gzip form is made
-// on first request and kept.
-class Body {
- public:
-  Body(std::string text, uint64_t series) : text_(std::move(text)), series_(series) {}
-  const std::string& text() const { return text_; }
-  uint64_t series() const { return series_; }
-  // Thread-safe; compresses once.
-  const std::string& gzipped() const;
-
- private:
-  std::string text_;
-  uint64_t series_;
-  mutable std::once_flag gzip_once_;
-  mutable std::string gzipped_;
-};
 
 struct CollectorOptions {
   std::chrono::milliseconds interval{30000};
@@ -55,8 +40,6 @@ struct CollectorOptions {
 
 class Collector {
  public:
-  static constexpr int kSubCollectors = 3;  // nodes, jobs, diag
-
   Collector(Source& source, CollectorOptions options, SelfMonitoring& monitoring);
   ~Collector();
   Collector(const Collector&) = delete;
@@ -67,6 +50,13 @@ class Collector {
   void Start(bool ticker = true);
   // Stops and joins every thread; safe to call twice.
   void Stop();
+  // For process exit (no fini()): joins the render thread, which never
+  // waits on slurmctld's locks, and tells the collection workers and the
+  // ticker to stop without waiting for them: one of them may be queued on
+  // a lock of slurmctld's that the exiting thread holds. Afterwards no
+  // thread of ours renders, so nothing reads the static data exit()
+  // destroys next.
+  void StopRendering();
 
   // Runs one tick synchronously on the calling thread (shim, tests).
   void CollectOnce();
@@ -82,8 +72,8 @@ class Collector {
   bool Ready() const;
 
  private:
+  // Scheduling state of one kSubCollectors entry.
   struct SubCollector {
-    const char* name;
     int inflight = 0;
     uint64_t next_sequence = 0;
     uint64_t applied_sequence = 0;
@@ -114,12 +104,18 @@ class Collector {
   void RunTask(const Task& task);
   // Applies a result under apply_mu_; false when stale (an older sequence,
   // or a tick started before the last Deactivate()).
-  bool Apply(int sub, uint64_t sequence, uint64_t epoch,
-             std::shared_ptr<void> result);
-  void FinishTask(const Task& task, bool error);
+  bool Apply(int sub, uint64_t sequence, uint64_t epoch, const Applier& apply);
   // Renders and publishes every wanted body, unless Deactivate() ran since
   // the tick of `epoch` started.
   void RenderAll(uint64_t epoch);
+  // The one render path: builds `e`'s families from the current state once
+  // and writes them in each format of `formats` (indexed by Slot()) into
+  // `out`. Called with apply_mu_ held. `reserve` sizes each output after
+  // the previous body.
+  void RenderEndpoint(Endpoint e, const std::array<bool, 2>& formats,
+                      const std::array<size_t, 2>& reserve,
+                      std::array<std::shared_ptr<const Body>, 2>& out,
+                      WriteStats& stats);
   void Deactivate();
 
   Source& source_;
@@ -130,21 +126,22 @@ class Collector {
   std::condition_variable cv_;
   bool stopping_ = false;
   bool started_ = false;
-  std::array<SubCollector, kSubCollectors> subs_;
+  std::array<SubCollector, kSubCollectorCount> subs_;
   std::deque<Task> queue_;
   bool render_pending_ = false;  // a tick finished: RenderLoop renders
   uint64_t render_epoch_ = 0;
-  std::vector<std::thread> threads_;
+  std::vector<std::thread> threads_;  // workers, then render, then ticker
+  std::thread render_thread_;
 
-  std::mutex apply_mu_;  // cluster state and node history
-  ClusterState state_;
-  NodeHistory history_;
+  std::mutex apply_mu_;  // state_ and active_; never held with mu_
+  CollectedState state_;
   bool active_ = true;
   // Bumped by every Deactivate(): results of ticks started before it (still
   // running when the controller went to standby) are dropped, never served.
   std::atomic<uint64_t> epoch_{0};
 
   // Published bodies by endpoint and format; nullptr = not rendered yet.
+  // Guarded by mu_, like wanted_ and gzip_wanted_.
   std::array<std::shared_ptr<const Body>, kEndpointCount * 2> bodies_;
   std::array<bool, kEndpointCount * 2> wanted_{};
   std::array<bool, kEndpointCount * 2> gzip_wanted_{};

@@ -21,7 +21,7 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "collector.h"
+#include "body.h"
 #include "http_parser.h"
 #include "log.h"
 #include "negotiation.h"

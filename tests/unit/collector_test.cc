@@ -30,7 +30,7 @@ using V = std::vector<std::string>;
 class FakeSource : public Source {
  public:
   std::shared_ptr<NodeSnapshot> CollectNodes(LockTiming& t, std::string& err) override {
-    WaitIfBlocked();
+    const std::string name = Enter();
     t.used = true;
     t.wait_seconds = 0.001;
     t.hold_seconds = 0.002;
@@ -38,7 +38,7 @@ class FakeSource : public Source {
       err = "boom";
       return nullptr;
     }
-    return testing::OneIdleNode(node_name);
+    return testing::OneIdleNode(name);
   }
   std::shared_ptr<JobSnapshot> CollectJobs(LockTiming&, std::string&) override {
     return testing::OneRunningJob();
@@ -49,15 +49,19 @@ class FakeSource : public Source {
   }
   bool Active() override { return active; }
 
-  void WaitIfBlocked() {
+  // One nodes call: counts it, waits while `block` is set or it is the
+  // held call, and returns the node name it reports.
+  std::string Enter() {
     std::unique_lock lock(mu);
-    ++entered;
+    const int call = ++entered;
     cv.notify_all();
-    cv.wait(lock, [&] { return !block; });
+    cv.wait(lock, [&] { return !block && call != hold_call; });
+    return name_by_call ? "call-" + std::to_string(call) : node_name;
   }
   void Release() {
     std::lock_guard lock(mu);
     block = false;
+    hold_call = 0;
     cv.notify_all();
   }
   void WaitEntered(int n) {
@@ -67,10 +71,12 @@ class FakeSource : public Source {
 
   std::atomic<bool> fail_nodes{false};
   std::atomic<bool> active{true};
-  std::string node_name = "n1";
+  std::string node_name = "n1";  // change only while no collection runs
   std::mutex mu;
   std::condition_variable cv;
-  bool block = false;
+  bool block = false;      // hold every nodes call until Release()
+  int hold_call = 0;       // hold this nodes call (1, 2, ...) until Release()
+  bool name_by_call = false;  // report node "call-<n>" instead of node_name
   int entered = 0;
 };
 
@@ -152,33 +158,49 @@ TEST(Collector, BusySubCollectorIsSkipped) {
   c.Stop();
 }
 
+// Two nodes runs overlap (max_inflight 2): run 1 starts first and returns
+// last. Its older copy must neither replace run 2's nor be served.
 TEST(Collector, StaleResultIsDropped) {
+  FakeSource src;
+  src.name_by_call = true;
+  src.hold_call = 1;
+  SelfMonitoring mon;
+  CollectorOptions o = Options();
+  o.max_inflight = 2;
+  Collector c(src, o, mon);  // not started: collections run when we ask
+  // Each CollectOnce() runs nodes, jobs and diag in that order on its own
+  // thread, then renders there.
+  std::thread first([&] { c.CollectOnce(); });
+  src.WaitEntered(1);  // run 1 is inside CollectNodes, held
+  c.CollectOnce();     // run 2: applied and rendered
+  const V second{"slurm_node_cpus_total{node_name=\"call-2\"} 4"};
+  EXPECT_EQ(Samples(c.Get(Endpoint::kSoperator, Format::kText)->text(),
+                    "slurm_node_cpus_total"),
+            second);
+  src.Release();
+  first.join();  // run 1 returned, was applied or dropped, and rendered
+  EXPECT_EQ(Samples(c.Get(Endpoint::kSoperator, Format::kText)->text(),
+                    "slurm_node_cpus_total"),
+            second);
+  EXPECT_EQ(Samples(Monitoring(mon), "slurm_exporter_collection_attempts_total"),
+            V{"slurm_exporter_collection_attempts_total 2"});
+}
+
+// At exit() (no fini()) the render thread is joined but a worker that waits
+// on slurmctld's locks is not: StopRendering() must return while a
+// collection is stuck in the Source.
+TEST(Collector, StopRenderingDoesNotWaitForACollection) {
   FakeSource src;
   src.block = true;
   SelfMonitoring mon;
   CollectorOptions o = Options();
-  o.interval = 1h;  // ticks only when we ask
-  o.max_inflight = 2;
+  o.interval = 1h;
   Collector c(src, o, mon);
-  c.Start();          // tick 1: nodes run #1 blocks
+  c.Start();
   src.WaitEntered(1);
-  src.node_name = "second";
-  // Run #2 of nodes completes first (synchronously, not blocked).
-  std::thread t([&] {
-    {
-      std::lock_guard lock(src.mu);
-      src.block = false;
-    }
-    c.CollectOnce();
-  });
-  t.join();
-  src.node_name = "first-late";
+  c.StopRendering();  // returns although nodes is still held
   src.Release();
-  c.Stop();
-  const std::string text = c.Get(Endpoint::kSoperator, Format::kText)->text();
-  // Whichever order the workers ran, the newest sequence wins.
-  EXPECT_EQ(Samples(text, "slurm_node_cpus_total").size(), 1u);
-  EXPECT_EQ(text.find("first-late"), std::string::npos);
+  c.Stop();  // the held worker returns now and is joined
 }
 
 TEST(Collector, InactiveControllerServesNothing) {

@@ -132,6 +132,26 @@ TEST(MetricSet, EscapesLabelValuesAndOmitsEmptyFamilies) {
             "b_metric{alpha=\"\",zeta=\"quote\\\"back\\\\slash\\nnl\"} 1\n");
 }
 
+TEST(MetricSet, DisabledFamilyStoresNoRows) {
+  const std::vector<std::string> disabled = {"b_metric"};
+  MetricSet set(&disabled);
+  Family& b = set.Add(kB);
+  EXPECT_FALSE(b.enabled());
+  b.Add({"z", "a"}, 1);
+  EXPECT_EQ(b.size(), 0u);  // nothing stored, not merely left unwritten
+  Family& a = set.Add(kA);
+  EXPECT_TRUE(a.enabled());
+  a.Add({"v"}, 5);
+  set.Seal();
+  std::string out;
+  set.Write(Format::kText, out);
+  EXPECT_EQ(out,
+            "# HELP a_total Help \\\\ of a\\nsecond\n"
+            "# TYPE a_total counter\n"
+            "a_total{x=\"v\"} 5\n");
+  EXPECT_EQ(set.stats().series, 1u);
+}
+
 TEST(MetricSet, DropsDuplicateSeriesAfterRepair) {
   MetricSet set;
   Family& b = set.Add(kB);
