@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "native_jobs.h"
 
+#include "immortal.h"
 #include "native_common.h"
 
 namespace sm {
@@ -88,8 +89,8 @@ const Row kRows[] = {
 
 void AddNativeJobFamilies(MetricSet& set, const JobSnapshot& snap,
                           const RenderOptions& opts) {
-  static const std::vector<native::FamilyDefs> kDefs =
-      native::MakeDefs(std::span<const Row>(kRows), "");
+  static const auto& kDefs =
+      Immortal(native::MakeDefs(std::span<const Row>(kRows), ""));
   JobTotals totals;
   for (const Job& j : snap.jobs) totals.Add(j, opts.native_values);
   totals.Finish();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "native_nodes.h"
 
+#include "immortal.h"
 #include "native_common.h"
 
 namespace sm {
@@ -131,10 +132,10 @@ const Total kTotals[] = {
 
 void AddNativeNodeFamilies(MetricSet& set, const NodeSnapshot& snap,
                            const RenderOptions& opts) {
-  static const std::vector<native::FamilyDefs> kPerNodeDefs =
-      native::MakeDefs(std::span<const PerNode>(kPerNode), "node");
-  static const std::vector<native::FamilyDefs> kTotalDefs =
-      native::MakeDefs(std::span<const Total>(kTotals), "");
+  static const auto& kPerNodeDefs =
+      Immortal(native::MakeDefs(std::span<const PerNode>(kPerNode), "node"));
+  static const auto& kTotalDefs =
+      Immortal(native::MakeDefs(std::span<const Total>(kTotals), ""));
   const bool nv = opts.native_values;
 
   const std::vector<NodeView> views = native::ViewNodes(snap, nv);

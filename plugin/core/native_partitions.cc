@@ -3,6 +3,7 @@
 
 #include <unordered_map>
 
+#include "immortal.h"
 #include "native_common.h"
 
 namespace sm {
@@ -240,12 +241,12 @@ void AddNativePartitionFamilies(MetricSet& set, const NodeSnapshot& snap,
                                 const RenderOptions& opts) {
   static const native::FamilyDefs kPartitionsDefs =
       native::MakeDefs(kPartitions, "");
-  static const std::vector<native::FamilyDefs> kJobDefs =
-      native::MakeDefs(std::span<const JobRow>(kJobRows), "partition");
-  static const std::vector<native::FamilyDefs> kNodeDefs =
-      native::MakeDefs(std::span<const NodeRow>(kNodeRows), "partition");
-  static const std::vector<native::FamilyDefs> kSizeDefs =
-      native::MakeDefs(std::span<const SizeRow>(kSizeRows), "partition");
+  static const auto& kJobDefs =
+      Immortal(native::MakeDefs(std::span<const JobRow>(kJobRows), "partition"));
+  static const auto& kNodeDefs =
+      Immortal(native::MakeDefs(std::span<const NodeRow>(kNodeRows), "partition"));
+  static const auto& kSizeDefs =
+      Immortal(native::MakeDefs(std::span<const SizeRow>(kSizeRows), "partition"));
   const bool nv = opts.native_values;
 
   native::Emitter(set, kPartitionsDefs, kPartitions, nv)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "native_scheduler.h"
 
+#include "immortal.h"
 #include "native_common.h"
 
 namespace sm {
@@ -224,8 +225,8 @@ const Row kRows[] = {
 
 void AddNativeSchedulerFamilies(MetricSet& set, const DiagSnapshot& diag,
                                 const RenderOptions& opts) {
-  static const std::vector<native::FamilyDefs> kDefs =
-      native::MakeDefs(std::span<const Row>(kRows), "");
+  static const auto& kDefs =
+      Immortal(native::MakeDefs(std::span<const Row>(kRows), ""));
   std::vector<native::Emitter> emit = native::MakeEmitters(
       set, std::span<const Row>(kRows), kDefs, opts.native_values);
   for (size_t i = 0; i < emit.size(); ++i) emit[i].Add(kRows[i].value(diag));

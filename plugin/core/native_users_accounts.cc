@@ -3,6 +3,7 @@
 
 #include <unordered_map>
 
+#include "immortal.h"
 #include "native_common.h"
 
 namespace sm {
@@ -176,12 +177,12 @@ void Emit(MetricSet& set, const std::vector<Side>& side,
 
 void AddNativeUserAccountFamilies(MetricSet& set, const JobSnapshot& snap,
                                   const RenderOptions& opts) {
-  static const std::vector<Side> kUsers = SideOf(&Row::user);
-  static const std::vector<Side> kAccounts = SideOf(&Row::account);
-  static const std::vector<native::FamilyDefs> kUserDefs =
-      native::MakeDefs(std::span<const Side>(kUsers), "username");
-  static const std::vector<native::FamilyDefs> kAccountDefs =
-      native::MakeDefs(std::span<const Side>(kAccounts), "account");
+  static const auto& kUsers = Immortal(SideOf(&Row::user));
+  static const auto& kAccounts = Immortal(SideOf(&Row::account));
+  static const auto& kUserDefs =
+      Immortal(native::MakeDefs(std::span<const Side>(kUsers), "username"));
+  static const auto& kAccountDefs =
+      Immortal(native::MakeDefs(std::span<const Side>(kAccounts), "account"));
   const bool nv = opts.native_values;
 
   // Keyed by the exact strings; an unresolvable uid or a job without an

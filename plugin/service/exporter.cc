@@ -113,10 +113,14 @@ void Exporter::Start() {
 }
 
 void Exporter::Stop() {
-  // Listeners first: their handlers read the collector.
+  StopServing();  // listeners first: their handlers read the collector
+  collector_.Stop();
+}
+
+void Exporter::StopServing() {
   if (main_) main_->Stop();
   if (monitoring_listener_) monitoring_listener_->Stop();
-  collector_.Stop();
+  collector_.StopRendering();
 }
 
 // "/metrics" is Soperator's endpoint (everything under MetricsType); the

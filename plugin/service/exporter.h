@@ -33,6 +33,11 @@ class Exporter {
 
   void Start();
   void Stop();  // joins every thread; idempotent
+  // For exit() without fini(): stops the listeners and the render thread,
+  // joining them, and leaves the collection workers to stop on their own
+  // (see Collector::StopRendering). Nothing of ours serves or renders
+  // after it returns. Safe before or after Stop().
+  void StopServing();
 
   Collector& collector() { return collector_; }
   SelfMonitoring& monitoring() { return monitoring_; }

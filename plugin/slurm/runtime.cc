@@ -60,12 +60,35 @@ Config LoadRuntimeConfig() {
   return config;
 }
 
+// Slurm 22.05 to 26.05 exit() without calling our fini() (job_submit and
+// metrics plugins are unloaded only under MEMORY_LEAK_DEBUG). exit() then
+// runs static destructors, ours and libstdc++'s, while our listener threads
+// still answer scrapes: they must stop first. This runs before the
+// destructors of every static made before StartRuntime() registered it.
+// The collection workers are not joined: one may be queued on a slurmctld
+// lock that the exiting thread holds; they touch only leaked objects, and
+// the adapter stops at its next lock once shutdown_time is set. Also runs
+// when the plugin is dlclose()d after fini(), and then finds nothing.
+void StopServingAtExit() {
+  // try_lock: exit() may come from inside StartRuntime (a fatal() in a
+  // Slurm call), on the thread that holds g_mu.
+  std::unique_lock lock(g_mu, std::try_to_lock);
+  if (!lock.owns_lock() || !g_state || !g_state->exporter) return;
+  try {
+    g_state->exporter->StopServing();
+  } catch (...) {
+  }
+}
+
 }  // namespace
 
 Exporter* StartRuntime(Carrier carrier) {
   std::lock_guard lock(g_mu);
   try {
-    if (!g_state) g_state = new State();
+    if (!g_state) {
+      g_state = new State();
+      std::atexit(StopServingAtExit);
+    }
     if (g_state->exporter) return g_state->exporter;
     Config config = LoadRuntimeConfig();
     g_state->source.SetClock(g_offline.unix_now);
