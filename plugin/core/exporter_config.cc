@@ -7,6 +7,8 @@
 #include <map>
 
 #include "go_parse.h"
+#include "log.h"
+#include "utf8.h"
 
 namespace sm {
 namespace {
@@ -29,6 +31,8 @@ std::string Lower(std::string_view s) {
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
 }
+
+constexpr const char* kLookbackKey = "AccountingJobsLookback";
 
 // Returns an error text, or "" when the value was taken.
 using Setter = std::function<std::string(Config&, std::string_view)>;
@@ -82,10 +86,12 @@ const std::vector<Option>& Options() {
        }},
       {"CollectionInterval", "SLURM_EXPORTER_COLLECTION_INTERVAL",
        [](Config& c, std::string_view v) {
+         // Beyond a day the interval means "never", and far beyond it
+         // condition_variable::wait_for overflows and returns at once.
          const auto d = ParseDuration(v);
-         if (!d || *d < std::chrono::seconds(1))
+         if (!d || *d < std::chrono::seconds(1) || *d > std::chrono::hours(24))
            return std::string(
-               "accepted values are durations of at least 1s, e.g. 30s, 1m, "
+               "accepted values are durations from 1s to 24h, e.g. 30s, 1m, "
                "1m30s");
          c.collection_interval = *d;
          return std::string();
@@ -141,11 +147,8 @@ const std::vector<Option>& Options() {
          else if (l == "warn") c.log_level = LogLevel::kWarn;
          else if (l == "error" || l == "dpanic" || l == "panic" || l == "fatal")
            c.log_level = LogLevel::kError;
-         else {
-           c.log_level = LogLevel::kInfo;  // Soperator's choice too
-           return std::string(
-               "accepted values are debug, info, warn, error (using info)");
-         }
+         else
+           return std::string("accepted values are debug, info, warn, error");
          return std::string();
        }},
       {"LogFormat", "SLURM_EXPORTER_LOG_FORMAT",
@@ -162,16 +165,17 @@ const std::vector<Option>& Options() {
          } else if (l == "accounting") {
            c.job_source = JobSource::kAccounting;
          } else {
-           return "unsupported job source \"" + std::string(v) +
-                  "\"; accepted values are controller or accounting";
+           return std::string(
+               "accepted values are controller or accounting");
          }
          return std::string();
        }},
-      {"AccountingJobsLookback", "SLURM_EXPORTER_ACCOUNTING_JOBS_LOOKBACK",
+      {kLookbackKey, "SLURM_EXPORTER_ACCOUNTING_JOBS_LOOKBACK",
        [](Config& c, std::string_view v) {
          const auto d = ParseDuration(v);
-         if (!d || d->count() <= 0)
-           return std::string("accepted values are positive durations, e.g. 1h");
+         if (!d || d->count() <= 0 || *d > std::chrono::hours(24 * 366))
+           return std::string(
+               "accepted values are durations from 1ms to 366d, e.g. 1h");
          c.accounting_jobs_lookback = *d;
          return std::string();
        }},
@@ -236,7 +240,10 @@ std::optional<milliseconds> ParsePrometheusDuration(std::string_view s) {
     }
     if (u == std::size(kUnits)) return std::nullopt;
     s.remove_prefix(kUnits[u].first.size());
-    total += n * kUnits[u].second;
+    int64_t part;
+    if (__builtin_mul_overflow(n, kUnits[u].second, &part) ||
+        __builtin_add_overflow(total, part, &total))
+      return std::nullopt;  // beyond ~292 million years: no duration
     next_unit = u + 1;
   }
   return milliseconds(total);
@@ -259,11 +266,13 @@ std::optional<milliseconds> ParseGoDuration(std::string_view s) {
   while (!s.empty()) {
     size_t i = 0;
     bool any_digit = false;
+    int dots = 0;
     while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) {
       any_digit |= s[i] != '.';
+      dots += s[i] == '.';
       ++i;
     }
-    if (!any_digit) return std::nullopt;
+    if (!any_digit || dots > 1) return std::nullopt;
     const double n = std::strtod(std::string(s.substr(0, i)).c_str(), nullptr);
     s.remove_prefix(i);
     const auto* best = static_cast<const std::pair<std::string_view, double>*>(nullptr);
@@ -349,6 +358,67 @@ std::optional<BindAddress> ParseBindAddress(std::string_view a, std::string* why
   return out;
 }
 
+namespace {
+
+template <class Apply>
+void ParseFile(std::string_view rest, std::string_view file_name,
+               const std::map<std::string, const Option*>& by_key,
+               const Apply& apply, std::vector<ConfigMessage>& messages) {
+  for (int line_no = 1; !rest.empty(); ++line_no) {
+    const size_t nl = rest.find('\n');
+    std::string_view line = rest.substr(0, nl);
+    rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
+    const size_t hash = line.find('#');
+    if (hash != std::string_view::npos) line = line.substr(0, hash);
+    line = TrimSpace(line);
+    if (line.empty()) continue;
+    const std::string where = std::string(file_name) + ":" + std::to_string(line_no);
+    const size_t eq = line.find('=');
+    if (eq == std::string_view::npos) {
+      messages.push_back({true, where + ": expected Key=Value, got \"" +
+                                    Printable(line) + "\""});
+      continue;
+    }
+    const std::string_view raw_key = TrimSpace(line.substr(0, eq));
+    const std::string key = NormalizeKey(raw_key);
+    const std::string_view value = StripQuotes(TrimSpace(line.substr(eq + 1)));
+    const auto it = by_key.find(key);
+    if (it != by_key.end()) {
+      apply(*it->second, value, where);
+      continue;
+    }
+    const bool out_of_process = std::any_of(
+        std::begin(kOutOfProcessKeys), std::end(kOutOfProcessKeys),
+        [&](const char* k) { return NormalizeKey(k) == key; });
+    if (out_of_process) {
+      messages.push_back({false, where + ": " + Printable(raw_key) +
+                                     " has no meaning inside slurmctld; ignored"});
+    } else {
+      messages.push_back({true, where + ": unknown key \"" + Printable(raw_key) +
+                                    "\""});
+    }
+  }
+}
+
+// Why `text` cannot be a configuration file, or "": a NUL or other
+// control byte, or invalid UTF-8, means binary data (reported once, not
+// line by line).
+std::string NotText(std::string_view text) {
+  int line = 1;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '\n') ++line;
+    if (c < 0x20 && c != '\n' && c != '\t' && c != '\r')
+      return "byte " + Printable(text.substr(i, 1)) + " on line " +
+             std::to_string(line);
+    if (c == 0x7f) return "byte \\x7f on line " + std::to_string(line);
+  }
+  if (!IsValidUtf8(text)) return "invalid UTF-8";
+  return "";
+}
+
+}  // namespace
+
 Config LoadConfig(const std::optional<std::string>& file,
                   std::string_view file_name, const EnvLookup& env,
                   std::vector<ConfigMessage>& messages) {
@@ -357,16 +427,23 @@ Config LoadConfig(const std::optional<std::string>& file,
   for (const Option& o : Options()) by_key[NormalizeKey(o.key)] = &o;
 
   std::map<std::string, std::string> listener_errors;
+  // AccountingJobsLookback means something only with JobSource=accounting
+  // (Soperator ignores it otherwise): checked at the end, if at all.
+  const Option* lookback = by_key.at(NormalizeKey(kLookbackKey));
+  std::optional<std::pair<std::string, std::string>> lookback_value;  // value, where
+
   auto apply = [&](const Option& o, std::string_view value,
                    const std::string& source) {
+    if (&o == lookback) {
+      lookback_value.emplace(std::string(value), source);
+      return;
+    }
     Config candidate = config;
     const std::string err = o.set(candidate, value);
     if (!err.empty()) {
       messages.push_back({true, source + ": invalid value \"" +
-                                    std::string(value) + "\" for " + o.key +
+                                    Printable(value) + "\" for " + o.key +
                                     ": " + err});
-      // Some setters pick a fallback (log level); keep it, else the default.
-      if (std::string(o.key) == "LogLevel") config = candidate;
       if (o.listener) listener_errors[o.key] = source + ": invalid " + o.key + ": " + err;
       return;
     }
@@ -378,49 +455,36 @@ Config LoadConfig(const std::optional<std::string>& file,
   for (const Option& o : Options()) {
     if (!o.env) continue;
     const char* v = env(o.env);
-    if (v && *v) apply(o, v, std::string("environment ") + o.env);
+    if (!v || !*v) continue;
+    const std::string where = std::string("environment ") + o.env;
+    if (const std::string bad = NotText(v); !bad.empty()) {
+      messages.push_back({true, where + ": not text (" + bad + ")"});
+      continue;
+    }
+    apply(o, v, where);
   }
   if (file) {
-    std::string_view rest = *file;
-    for (int line_no = 1; !rest.empty(); ++line_no) {
-      const size_t nl = rest.find('\n');
-      std::string_view line = rest.substr(0, nl);
-      rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
-      const size_t hash = line.find('#');
-      if (hash != std::string_view::npos) line = line.substr(0, hash);
-      line = TrimSpace(line);
-      if (line.empty()) continue;
-      const std::string where = std::string(file_name) + ":" + std::to_string(line_no);
-      const size_t eq = line.find('=');
-      if (eq == std::string_view::npos) {
-        messages.push_back({true, where + ": expected Key=Value, got \"" +
-                                      std::string(line) + "\""});
-        continue;
-      }
-      const std::string key = NormalizeKey(TrimSpace(line.substr(0, eq)));
-      const std::string_view value = StripQuotes(TrimSpace(line.substr(eq + 1)));
-      const auto it = by_key.find(key);
-      if (it != by_key.end()) {
-        apply(*it->second, value, where);
-        continue;
-      }
-      const bool out_of_process = std::any_of(
-          std::begin(kOutOfProcessKeys), std::end(kOutOfProcessKeys),
-          [&](const char* k) { return NormalizeKey(k) == key; });
-      messages.push_back(
-          {!out_of_process,
-           where + ": " +
-               (out_of_process
-                    ? std::string(TrimSpace(line.substr(0, eq))) +
-                          " has no meaning inside slurmctld; ignored"
-                    : "unknown key \"" +
-                          std::string(TrimSpace(line.substr(0, eq))) +
-                          "\"; ignored")});
+    if (const std::string bad = NotText(*file); !bad.empty()) {
+      messages.push_back({true, std::string(file_name) + ": not a text file (" +
+                                    bad + "); nothing in it was read"});
+    } else {
+      ParseFile(*file, file_name, by_key, apply, messages);
     }
   }
   if (!listener_errors.empty())
     config.listener_config_error = listener_errors.begin()->second;
   if (config.job_source == JobSource::kAccounting) {
+    if (lookback_value) {
+      Config candidate = config;
+      const std::string err = lookback->set(candidate, lookback_value->first);
+      if (err.empty()) {
+        config = std::move(candidate);
+      } else {
+        messages.push_back({true, lookback_value->second + ": invalid value \"" +
+                                      Printable(lookback_value->first) +
+                                      "\" for " + kLookbackKey + ": " + err});
+      }
+    }
     messages.push_back(
         {false,
          "JobSource=accounting needs slurmdbd queries that do not belong "
@@ -428,9 +492,9 @@ Config LoadConfig(const std::optional<std::string>& file,
     config.job_source = JobSource::kController;
   }
   if (config.metrics_bind_address == config.monitoring_bind_address) {
-    messages.push_back({true, "MetricsBindAddress and MonitoringBindAddress "
-                              "are both " + config.metrics_bind_address +
-                              "; the monitoring listener is disabled"});
+    messages.push_back({false, "MetricsBindAddress and MonitoringBindAddress "
+                               "are both " + config.metrics_bind_address +
+                               "; the monitoring listener is disabled"});
   }
   return config;
 }

@@ -3,7 +3,9 @@
 // inside slurmctld, plus our own. Sources, strongest first: the file
 // soperator_metrics.conf beside slurm.conf (Slurm-style Key=Value lines),
 // then SLURM_EXPORTER_* environment variables, then Soperator's defaults.
-// A bad value never stops slurmctld: it is reported and the default kept.
+// Nothing here stops slurmctld; but any error (a bad value, an unknown key,
+// a file that is not text) keeps the exporter from starting at all: the
+// caller fails closed when a message has `error` set.
 #pragma once
 
 #include <chrono>
@@ -47,7 +49,7 @@ struct Config {
 };
 
 struct ConfigMessage {
-  bool error;  // false: a warning
+  bool error;  // false: a warning, the exporter starts
   std::string text;
 };
 

@@ -17,6 +17,12 @@ using LogSink = void (*)(LogLevel level, const char* message);
 void SetLogSink(LogSink sink, LogLevel threshold);
 
 void Log(LogLevel level, std::string_view message);
+
+// `s` fit to quote in a log line: printable ASCII is kept, every other
+// byte (controls, NUL, any byte of UTF-8) becomes \xNN, and past
+// `max_bytes` of input it is cut with "...". Config values and keys are
+// quoted through this, never raw.
+std::string Printable(std::string_view s, size_t max_bytes = 64);
 inline void LogDebug(std::string_view m) { Log(LogLevel::kDebug, m); }
 inline void LogInfo(std::string_view m) { Log(LogLevel::kInfo, m); }
 inline void LogWarn(std::string_view m) { Log(LogLevel::kWarn, m); }

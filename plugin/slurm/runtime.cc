@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "runtime.h"
 
+#include <algorithm>
 #include <cstdlib>
-#include <fstream>
 #include <mutex>
-#include <sstream>
 
 #include "adapter.h"
+#include "config_file.h"
 #include "log.h"
 #include "slurm_api.h"
 
@@ -35,27 +35,37 @@ void SlurmSink(LogLevel level, const char* message) {
   }
 }
 
-std::optional<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-Config LoadRuntimeConfig() {
+// The configuration, or nullopt when it has an error: then nothing starts,
+// neither listener nor collector. A listener on an address the admin did
+// not ask for, or without the access rules they wrote, is worse than none
+// (fail closed); slurmctld itself always starts.
+std::optional<Config> LoadRuntimeConfig() {
   char* path_c = get_extra_conf_path(const_cast<char*>(kConfName));
   const std::string path = path_c ? path_c : kConfName;
   xfree(path_c);
   std::vector<ConfigMessage> messages;
-  const auto file = ReadFile(path);
-  Config config = LoadConfig(file, path, [](const char* k) { return std::getenv(k); },
+  const ConfigFile file = ReadConfigFile(path);
+  std::optional<std::string> text;
+  if (file.state == ConfigFile::State::kRead) text = file.text;
+  if (file.state == ConfigFile::State::kRefused)
+    messages.push_back({true, path + ": " + file.problem});
+  Config config = LoadConfig(text, path, [](const char* k) { return std::getenv(k); },
                              messages);
   if (config.cluster_name.empty() && slurm_conf.cluster_name)
     config.cluster_name = slurm_conf.cluster_name;
-  SetLogSink(SlurmSink, config.log_level);
+  const size_t errors = std::count_if(messages.begin(), messages.end(),
+                                      [](const ConfigMessage& m) { return m.error; });
+  // Errors pass any threshold; keep the configured one only when valid.
+  SetLogSink(SlurmSink, errors ? LogLevel::kInfo : config.log_level);
   for (const ConfigMessage& m : messages) Log(m.error ? LogLevel::kError : LogLevel::kWarn, m.text);
-  LogInfo(file ? "configuration read from " + path
+  if (errors) {
+    LogError("not started: " + std::to_string(errors) + " error" +
+             (errors > 1 ? "s" : "") + " in the configuration (above); no "
+             "listener and no collector run until they are fixed in " + path +
+             " or the SLURM_EXPORTER_* environment and slurmctld is restarted");
+    return std::nullopt;
+  }
+  LogInfo(text ? "configuration read from " + path
                : "no " + path + "; using defaults and SLURM_EXPORTER_* variables");
   return config;
 }
@@ -90,10 +100,11 @@ Exporter* StartRuntime(Carrier carrier) {
       std::atexit(StopServingAtExit);
     }
     if (g_state->exporter) return g_state->exporter;
-    Config config = LoadRuntimeConfig();
+    std::optional<Config> config = LoadRuntimeConfig();
+    if (!config) return nullptr;
     g_state->source.SetClock(g_offline.unix_now);
     g_state->exporter =
-        new Exporter(g_state->source, std::move(config), carrier, g_offline);
+        new Exporter(g_state->source, std::move(*config), carrier, g_offline);
     g_state->exporter->Start();
     return g_state->exporter;
   } catch (const std::exception& e) {

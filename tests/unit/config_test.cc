@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <map>
 
+#include "config_file.h"
 #include "exporter_config.h"
 
 namespace sm {
@@ -60,48 +66,131 @@ TEST(Config, FileBeatsEnvironmentBeatsDefault) {
   EXPECT_EQ(l.config.cluster_name, "");
 }
 
-TEST(Config, BadValuesAreReportedAndDefaultsKept) {
+bool AnyError(const Loaded& l) {
+  for (const ConfigMessage& m : l.messages)
+    if (m.error) return true;
+  return false;
+}
+
+// Every one of these is an error: the runtime then starts nothing.
+TEST(Config, BadValuesAreErrors) {
   const Loaded l = Load(
       "CollectionInterval=often\n"
       "MaxCollectorInflight=0\n"
-      "MetricsBindAddress=somehost:80\n"
+      "ListenerThreads=65\n"
       "LogLevel=loud\n"
       "JobSource=magic\n"
       "NoEquals\n"
       "Frobnicate=1\n"
       "SlurmApiServer=http://localhost:6820\n");
-  EXPECT_EQ(l.config.collection_interval, 30s);
-  EXPECT_EQ(l.config.max_collector_inflight, 1);
-  EXPECT_EQ(l.config.metrics_bind_address, ":8080");
-  // ...but the listeners must not start on the default instead.
-  EXPECT_EQ(l.config.listener_config_error,
-            "soperator_metrics.conf:3: invalid MetricsBindAddress: \"somehost\" "
-            "is not a literal IPv4 address (host names are not resolved; use an "
-            "address of this machine, e.g. 127.0.0.1, or [::1] for IPv6)");
-  EXPECT_EQ(l.config.log_level, LogLevel::kInfo);
-  EXPECT_EQ(l.config.job_source, JobSource::kController);
   ASSERT_EQ(l.messages.size(), 8u);
+  const std::vector<std::string> expected = {
+      "soperator_metrics.conf:1: invalid value \"often\" for "
+      "CollectionInterval: accepted values are durations from 1s to 24h, "
+      "e.g. 30s, 1m, 1m30s",
+      "soperator_metrics.conf:2: invalid value \"0\" for "
+      "MaxCollectorInflight: accepted values are whole numbers from 1 to 16",
+      "soperator_metrics.conf:3: invalid value \"65\" for ListenerThreads: "
+      "accepted values are whole numbers from 1 to 64",
+      "soperator_metrics.conf:4: invalid value \"loud\" for LogLevel: "
+      "accepted values are debug, info, warn, error",
+      "soperator_metrics.conf:5: invalid value \"magic\" for JobSource: "
+      "accepted values are controller or accounting",
+      "soperator_metrics.conf:6: expected Key=Value, got \"NoEquals\"",
+      "soperator_metrics.conf:7: unknown key \"Frobnicate\"",
+      // Soperator's own options are not errors: a shared config stays valid.
+      "soperator_metrics.conf:8: SlurmApiServer has no meaning inside "
+      "slurmctld; ignored",
+  };
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(l.messages[i].text, expected[i]);
+    EXPECT_EQ(l.messages[i].error, i != 7) << i;
+  }
+}
+
+// `1000y` used to be accepted: condition_variable::wait_for overflowed and
+// the collector ran ~3,400 times a second under slurmctld's read locks.
+TEST(Config, CollectionIntervalIsBounded) {
+  for (const char* bad : {"1000y", "25h", "2d", "999ms", "0", "-1s", "0.5s"}) {
+    const Loaded l = Load(std::string("CollectionInterval=") + bad + "\n");
+    EXPECT_TRUE(AnyError(l)) << bad;
+    EXPECT_EQ(l.config.collection_interval, 30s) << bad;
+  }
+  EXPECT_EQ(Load("CollectionInterval=24h\n").config.collection_interval, 24h);
+  EXPECT_EQ(Load("CollectionInterval=1s\n").config.collection_interval, 1s);
+  const Loaded env = Load(std::nullopt, {{"SLURM_EXPORTER_COLLECTION_INTERVAL", "1000y"}});
+  ASSERT_EQ(env.messages.size(), 1u);
+  EXPECT_EQ(env.messages[0].text,
+            "environment SLURM_EXPORTER_COLLECTION_INTERVAL: invalid value "
+            "\"1000y\" for CollectionInterval: accepted values are durations "
+            "from 1s to 24h, e.g. 30s, 1m, 1m30s");
+  EXPECT_TRUE(env.messages[0].error);
+}
+
+// 1 MB of random bytes gave 4,128 log lines of raw binary: now one line.
+TEST(Config, BinaryFileIsOneError) {
+  std::string garbage;
+  uint32_t x = 12345;
+  for (int i = 0; i < 1 << 20; ++i) {
+    x = x * 1103515245 + 12345;
+    garbage.push_back(static_cast<char>(x >> 16));
+  }
+  for (const std::string& file :
+       {garbage, std::string("CollectionInterval=1m\nA=\0\n", 25),
+        std::string("CollectionInterval=1m\n\xff\xfe=1\n")}) {
+    const Loaded l = Load(file);
+    ASSERT_EQ(l.messages.size(), 1u);
+    EXPECT_TRUE(l.messages[0].error);
+    EXPECT_TRUE(l.messages[0].text.starts_with("soperator_metrics.conf: not a text file ("))
+        << l.messages[0].text;
+    EXPECT_TRUE(l.messages[0].text.ends_with("); nothing in it was read"));
+    EXPECT_EQ(l.config.collection_interval, 30s);  // the good line is not used
+  }
+  EXPECT_EQ(Load(std::string("A=\0\n", 4)).messages[0].text,
+            "soperator_metrics.conf: not a text file (byte \\x00 on line 1); "
+            "nothing in it was read");
+  EXPECT_EQ(Load("A=1\n\xff\n").messages[0].text,
+            "soperator_metrics.conf: not a text file (invalid UTF-8); nothing in "
+            "it was read");
+  const Loaded env = Load(std::nullopt, {{"SLURM_EXPORTER_LOG_LEVEL", "info\x1b[2J"}});
+  ASSERT_EQ(env.messages.size(), 1u);
+  EXPECT_EQ(env.messages[0].text,
+            "environment SLURM_EXPORTER_LOG_LEVEL: not text (byte \\x1b on line 1)");
+}
+
+// Quoted values and keys are printable and short, whatever was written.
+TEST(Config, MessagesQuotePrintableTruncatedText) {
+  const Loaded l = Load("LogLevel=\xc3\xa9\xe2\x82\xac\nK\xc3\xa9y=1\nNativeValues=" +
+                        std::string(1000, 'y') + "\n");
+  ASSERT_EQ(l.messages.size(), 3u);
   EXPECT_EQ(l.messages[0].text,
-            "soperator_metrics.conf:1: invalid value \"often\" for "
-            "CollectionInterval: accepted values are durations of at least "
-            "1s, e.g. 30s, 1m, 1m30s");
-  EXPECT_EQ(l.messages[1].text,
-            "soperator_metrics.conf:2: invalid value \"0\" for "
-            "MaxCollectorInflight: accepted values are whole numbers from 1 "
-            "to 16");
-  EXPECT_EQ(l.messages[4].text,
-            "soperator_metrics.conf:5: invalid value \"magic\" for JobSource: "
-            "unsupported job source \"magic\"; accepted values are controller "
-            "or accounting");
-  EXPECT_EQ(l.messages[5].text,
-            "soperator_metrics.conf:6: expected Key=Value, got \"NoEquals\"");
-  EXPECT_EQ(l.messages[6].text,
-            "soperator_metrics.conf:7: unknown key \"Frobnicate\"; ignored");
-  EXPECT_TRUE(l.messages[6].error);
-  EXPECT_EQ(l.messages[7].text,
-            "soperator_metrics.conf:8: SlurmApiServer has no meaning inside "
-            "slurmctld; ignored");
-  EXPECT_FALSE(l.messages[7].error);
+            "soperator_metrics.conf:1: invalid value \"\\xc3\\xa9\\xe2\\x82\\xac\" "
+            "for LogLevel: accepted values are debug, info, warn, error");
+  EXPECT_EQ(l.messages[1].text, "soperator_metrics.conf:2: unknown key \"K\\xc3\\xa9y\"");
+  EXPECT_EQ(l.messages[2].text,
+            "soperator_metrics.conf:3: invalid value \"" + std::string(64, 'y') +
+                "...\" for NativeValues: accepted values are yes or no");
+}
+
+// Soperator reads the lookback only for JobSource=accounting; so do we.
+TEST(Config, LookbackCheckedOnlyForAccounting) {
+  const Loaded controller = Load(
+      std::nullopt, {{"SLURM_EXPORTER_JOB_SOURCE", "controller"},
+                     {"SLURM_EXPORTER_ACCOUNTING_JOBS_LOOKBACK", "garbage"}});
+  EXPECT_TRUE(controller.messages.empty());
+  const Loaded bad = Load("JobSource=accounting\n",
+                          {{"SLURM_EXPORTER_ACCOUNTING_JOBS_LOOKBACK", "garbage"}});
+  ASSERT_EQ(bad.messages.size(), 2u);
+  EXPECT_EQ(bad.messages[0].text,
+            "environment SLURM_EXPORTER_ACCOUNTING_JOBS_LOOKBACK: invalid value "
+            "\"garbage\" for AccountingJobsLookback: accepted values are "
+            "durations from 1ms to 366d, e.g. 1h");
+  EXPECT_TRUE(bad.messages[0].error);
+  // The file's value beats the environment's, as for every key.
+  const Loaded good = Load("JobSource=accounting\nAccountingJobsLookback=2h\n",
+                           {{"SLURM_EXPORTER_ACCOUNTING_JOBS_LOOKBACK", "garbage"}});
+  EXPECT_FALSE(AnyError(good));
+  EXPECT_EQ(good.config.accounting_jobs_lookback, 2h);
 }
 
 TEST(Config, AccountingFallsBackToController) {
@@ -232,6 +321,59 @@ TEST(Cidr, ParseAndMatch) {
   }
   EXPECT_FALSE(ParseCidrList("10.0.0.0/8,,::1", &why));
   EXPECT_EQ(why, "empty entry in the list");
+}
+
+// n * unit overflowed int64 (libFuzzer); now out of range is no duration.
+TEST(Duration, OverflowIsNoDuration) {
+  EXPECT_FALSE(ParseDuration("999999999999y"));
+  EXPECT_FALSE(ParseDuration("106751991168d"));
+  EXPECT_FALSE(ParseDuration("292471208y292471208y"));
+  EXPECT_EQ(ParseDuration("292471208y"),
+            std::chrono::milliseconds(292471208LL * 365 * 24 * 3600 * 1000));
+  EXPECT_FALSE(ParseDuration("99999999999999999999h"));  // Go style: too large
+  EXPECT_FALSE(ParseDuration("1.2.3s"));
+}
+
+// Only a regular file is read: a FIFO must not block slurmctld's start, a
+// device or directory is refused, and so is a file over the size cap.
+TEST(ConfigFile, OnlyRegularFilesAreRead) {
+  char tmpl[] = "/tmp/sm-config-test.XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  const auto write = [](const std::string& path, const std::string& text) {
+    std::ofstream(path) << text;
+  };
+  EXPECT_EQ(ReadConfigFile(dir + "/absent").state, ConfigFile::State::kMissing);
+
+  write(dir + "/ok", "CollectionInterval=1m\n");
+  const ConfigFile ok = ReadConfigFile(dir + "/ok");
+  EXPECT_EQ(ok.state, ConfigFile::State::kRead);
+  EXPECT_EQ(ok.text, "CollectionInterval=1m\n");
+
+  ASSERT_EQ(mkfifo((dir + "/fifo").c_str(), 0600), 0);
+  const auto t0 = std::chrono::steady_clock::now();
+  const ConfigFile fifo = ReadConfigFile(dir + "/fifo");  // no writer: must not wait
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
+  EXPECT_EQ(fifo.state, ConfigFile::State::kRefused);
+  EXPECT_EQ(fifo.problem, "not a regular file (a FIFO)");
+
+  EXPECT_EQ(ReadConfigFile(dir).problem, "not a regular file (a directory)");
+  EXPECT_EQ(ReadConfigFile("/dev/zero").problem,
+            "not a regular file (a character device)");
+
+  write(dir + "/big", std::string(kMaxConfigFileBytes + 1, '#'));
+  EXPECT_EQ(ReadConfigFile(dir + "/big").problem,
+            "larger than 64 KiB (65537 bytes)");
+  write(dir + "/cap", std::string(kMaxConfigFileBytes, '#'));
+  EXPECT_EQ(ReadConfigFile(dir + "/cap").state, ConfigFile::State::kRead);
+
+  // Any error other than ENOENT refuses (root reads mode 000 files, so a
+  // symlink loop stands in for EACCES here).
+  ASSERT_EQ(symlink((dir + "/loop").c_str(), (dir + "/loop").c_str()), 0);
+  const ConfigFile loop = ReadConfigFile(dir + "/loop");
+  EXPECT_EQ(loop.state, ConfigFile::State::kRefused);
+  EXPECT_EQ(loop.problem, "cannot open: Too many levels of symbolic links");
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
