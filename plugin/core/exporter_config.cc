@@ -32,6 +32,7 @@ std::string Lower(std::string_view s) {
   return out;
 }
 
+// Checked apart from the others (see LoadConfig).
 constexpr const char* kLookbackKey = "AccountingJobsLookback";
 
 // Returns an error text, or "" when the value was taken.
@@ -170,7 +171,7 @@ const std::vector<Option>& Options() {
          }
          return std::string();
        }},
-      {kLookbackKey, "SLURM_EXPORTER_ACCOUNTING_JOBS_LOOKBACK",
+      {"AccountingJobsLookback", "SLURM_EXPORTER_ACCOUNTING_JOBS_LOOKBACK",
        [](Config& c, std::string_view v) {
          const auto d = ParseDuration(v);
          if (!d || d->count() <= 0 || *d > std::chrono::hours(24 * 366))
