@@ -713,8 +713,8 @@ class GaugeSampler:
     render durations."""
 
     KEYS = {
-        "hold_jobs": 'slurm_exporter_controller_lock_hold_seconds{collector="jobs"}',
-        "hold_nodes": 'slurm_exporter_controller_lock_hold_seconds{collector="nodes"}',
+        "hold_jobs": 'slurm_exporter_controller_last_lock_hold_seconds{collector="jobs"}',
+        "hold_nodes": 'slurm_exporter_controller_last_lock_hold_seconds{collector="nodes"}',
         "wait_jobs": 'slurm_exporter_controller_lock_wait_seconds{collector="jobs"}',
         "wait_nodes": 'slurm_exporter_controller_lock_wait_seconds{collector="nodes"}',
         "collector_jobs": 'slurm_exporter_collector_duration_seconds{collector="jobs"}',

@@ -2,10 +2,13 @@
 #include "exposition.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <limits>
+#include <map>
 #include <numeric>
 
+#include "log.h"
 #include "number_format.h"
 #include "utf8.h"
 
@@ -32,6 +35,24 @@ void AppendEscaped(std::string& out, std::string_view s, bool escape_quote) {
 bool EndsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() &&
          s.substr(s.size() - suffix.size()) == suffix;
+}
+
+// The family name OpenMetrics sees: a counter's without "_total".
+std::string_view OpenMetricsName(const FamilyDef& def) {
+  std::string_view n = def.name;
+  if (def.type == MetricType::kCounter && EndsWith(n, "_total"))
+    n.remove_suffix(6);
+  return n;
+}
+
+// `v` (valid UTF-8) cut to at most kMaxLabelValueBytes, at a code point
+// boundary, with kTruncatedMarker appended.
+std::string_view TruncatedLabel(std::string_view v, Arena& arena) {
+  size_t keep = kMaxLabelValueBytes - kTruncatedMarker.size();
+  while (keep > 0 && (static_cast<unsigned char>(v[keep]) & 0xC0) == 0x80) --keep;
+  std::string out(v.substr(0, keep));
+  out.append(kTruncatedMarker);
+  return arena.Store(out);
 }
 
 // Label names of a family in print order, as indices into def.labels.
@@ -113,11 +134,19 @@ void MetricSet::Seal() {
     // Repair invalid UTF-8 before sorting so that two values that repair
     // to the same text are caught as duplicates.
     for (std::string_view& v : f.values_) {
-      if (IsValidUtf8(v)) continue;
-      std::string repaired;
-      AppendRepairedUtf8(repaired, v);
-      v = arena_.Store(repaired);
-      ++stats_.utf8_repaired;
+      if (!IsValidUtf8(v)) {
+        std::string repaired;
+        AppendRepairedUtf8(repaired, v);
+        v = arena_.Store(repaired);
+        ++stats_.utf8_repaired;
+      }
+      // A user's job name or a node's reason can be any size; a label a
+      // few KiB long already breaks dashboards, a 100 KB one costs every
+      // render and every Prometheus sample.
+      if (v.size() > kMaxLabelValueBytes) {
+        v = TruncatedLabel(v, arena_);
+        ++stats_.labels_truncated;
+      }
     }
     const std::vector<uint32_t> label_order = SortedLabelOrder(f.def());
     auto row = [&](uint32_t i) { return f.values_.data() + i * width; };
@@ -143,8 +172,25 @@ void MetricSet::Seal() {
     f.order_.erase(last, f.order_.end());
     stats_.series += f.order_.size();
   }
+  // Two families whose names differ but whose OpenMetrics names are the
+  // same (a gauge x_seconds and a counter x_seconds_total) would make the
+  // OpenMetrics body invalid: the first registered is kept, the other
+  // refused, counted and logged once per process (it is our bug).
+  std::map<std::string_view, std::string_view> om_names;  // om name -> name
   for (const Family& f : families_) {
-    if (!f.order_.empty()) sorted_.push_back(&f);
+    if (f.order_.empty()) continue;
+    const auto [it, fresh] = om_names.emplace(OpenMetricsName(f.def()), f.def().name);
+    if (!fresh && it->second != f.def().name) {
+      stats_.series -= f.order_.size();
+      ++stats_.families_refused;
+      static std::atomic<bool> logged{false};  // trivially destructible
+      if (!logged.exchange(true))
+        LogError("exposition: family " + std::string(f.def().name) +
+                 " refused: its OpenMetrics name is that of " +
+                 std::string(it->second));
+      continue;
+    }
+    sorted_.push_back(&f);
   }
   // Stable, so families sharing a name keep their registration order.
   std::stable_sort(sorted_.begin(), sorted_.end(),

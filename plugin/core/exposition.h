@@ -104,10 +104,18 @@ struct WriteStats {
   uint64_t series = 0;              // a histogram series counts once
   uint64_t duplicates_dropped = 0;  // identical label sets in a family
   uint64_t utf8_repaired = 0;       // label values with invalid UTF-8
+  uint64_t labels_truncated = 0;    // label values over kMaxLabelValueBytes
+  uint64_t families_refused = 0;    // an OpenMetrics name already taken
 };
 
-// The families of one endpoint. Add, then Seal once (repairs, sorts and
-// de-duplicates), then Write in any format any number of times.
+// Longest label value written, in bytes; a longer one is cut (at a UTF-8
+// code point) so that, marker included, it is exactly this long or less.
+inline constexpr size_t kMaxLabelValueBytes = 4096;
+inline constexpr std::string_view kTruncatedMarker = "...[truncated]";
+
+// The families of one endpoint. Add, then Seal once (repairs and truncates
+// label values, sorts, de-duplicates, refuses a family whose OpenMetrics
+// name another already has), then Write in any format any number of times.
 class MetricSet {
  public:
   // Families named here are accepted by Add but never built: their rows

@@ -53,12 +53,16 @@ bool ExpandPiece(std::string_view piece, std::vector<std::string>& out) {
       if (hi_s.find('-') != std::string_view::npos) return false;
       const auto lo = GoAtoi(lo_s), hi = GoAtoi(hi_s);
       if (!lo || !hi || *lo > *hi) return false;
-      if (static_cast<uint64_t>(*hi - *lo) >= kMaxExpandedHosts ||
-          out.size() + (*hi - *lo) >= kMaxExpandedHosts)
+      // In unsigned arithmetic: hi - lo and ++i overflowed int64 at the
+      // ends of its range (n[9223372036854775806-9223372036854775807]
+      // looped until bad_alloc).
+      const uint64_t span = static_cast<uint64_t>(*hi) - static_cast<uint64_t>(*lo);
+      if (span >= kMaxExpandedHosts || out.size() + span >= kMaxExpandedHosts)
         return false;
-      for (int64_t i = *lo; i <= *hi; ++i) {
+      for (uint64_t k = 0; k <= span; ++k) {
         std::string& host = out.emplace_back(prefix);
-        AppendPadded(host, i, lo_s.size());
+        AppendPadded(host, static_cast<int64_t>(static_cast<uint64_t>(*lo) + k),
+                     lo_s.size());
       }
     } else {
       const auto n = GoAtoi(elem);

@@ -45,8 +45,9 @@ const FamilyDef kLockWait{
     "Time the most recent collection waited for slurmctld locks, labeled by "
     "collector",
     MetricType::kGauge, {"collector"}};
+// Not ..._lock_hold_seconds: OpenMetrics names the counter below that.
 const FamilyDef kLockHold{
-    "slurm_exporter_controller_lock_hold_seconds",
+    "slurm_exporter_controller_last_lock_hold_seconds",
     "Time the most recent collection held slurmctld read locks, labeled by "
     "collector",
     MetricType::kGauge, {"collector"}};
@@ -65,6 +66,11 @@ const FamilyDef kSeriesDropped{
 const FamilyDef kUtf8Repaired{
     "slurm_exporter_label_values_repaired_total",
     "Label values whose invalid UTF-8 was replaced by U+FFFD",
+    MetricType::kCounter, {}};
+
+const FamilyDef kLabelsTruncated{
+    "slurm_exporter_label_values_truncated_total",
+    "Label values longer than 4096 bytes, cut and marked ...[truncated]",
     MetricType::kCounter, {}};
 
 constexpr std::span<const std::string_view> kNoLabels{};
@@ -117,6 +123,7 @@ void SelfMonitoring::Rendered(double seconds, const WriteStats& stats) {
   render_duration_ = seconds;
   duplicates_dropped_ += stats.duplicates_dropped;
   utf8_repaired_ += stats.utf8_repaired;
+  labels_truncated_ += stats.labels_truncated;
 }
 
 void SelfMonitoring::MetricsRequest(uint64_t exported) {
@@ -136,6 +143,7 @@ void SelfMonitoring::AddFamilies(MetricSet& set) const {
   set.Add(kRenderDuration).Add(kNoLabels, render_duration_);
   set.Add(kSeriesDropped).Add(kNoLabels, duplicates_dropped_);
   set.Add(kUtf8Repaired).Add(kNoLabels, utf8_repaired_);
+  set.Add(kLabelsTruncated).Add(kNoLabels, labels_truncated_);
   Family& duration = set.Add(kCollectorDuration);
   Family& errors = set.Add(kCollectorErrors);
   Family& inflight = set.Add(kCollectorInflight);

@@ -55,6 +55,7 @@ class SelfMonitoring {
   double render_duration_ = 0;
   uint64_t duplicates_dropped_ = 0;
   uint64_t utf8_repaired_ = 0;
+  uint64_t labels_truncated_ = 0;
 };
 
 }  // namespace sm

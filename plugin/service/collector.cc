@@ -278,6 +278,7 @@ void Collector::RenderEndpoint(Endpoint e, const std::array<bool, 2>& formats,
   stats.series += set.stats().series;
   stats.duplicates_dropped += set.stats().duplicates_dropped;
   stats.utf8_repaired += set.stats().utf8_repaired;
+  stats.labels_truncated += set.stats().labels_truncated;
 }
 
 void Collector::RenderAll(uint64_t epoch) {

@@ -414,7 +414,7 @@ class ClusterTest(unittest.TestCase):
         mon = self.c.monitoring()
         self.assertGreater(one(mon, "slurm_exporter_metrics_requests_total")[1], 0)
         self.assertEqual(one(mon, "slurm_exporter_collection_failures_total")[1], 0)
-        hold = one(mon, "slurm_exporter_controller_lock_hold_seconds", collector="jobs")[1]
+        hold = one(mon, "slurm_exporter_controller_last_lock_hold_seconds", collector="jobs")[1]
         self.assertLess(hold, 0.5)
 
     # ----------------------------------------------------- reconfig/restart

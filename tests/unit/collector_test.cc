@@ -129,8 +129,8 @@ TEST(Collector, FailedSubCollectorKeepsLastGoodData) {
   EXPECT_EQ(Samples(m, "slurm_exporter_collector_errors_total"),
             (V{"slurm_exporter_collector_errors_total{collector=\"diag\"} 2",
                "slurm_exporter_collector_errors_total{collector=\"nodes\"} 1"}));
-  EXPECT_EQ(Samples(m, "slurm_exporter_controller_lock_hold_seconds"),
-            V{"slurm_exporter_controller_lock_hold_seconds{collector=\"nodes\"} 0.002"});
+  EXPECT_EQ(Samples(m, "slurm_exporter_controller_last_lock_hold_seconds"),
+            V{"slurm_exporter_controller_last_lock_hold_seconds{collector=\"nodes\"} 0.002"});
   // No diag ever succeeded: no controller families at all.
   EXPECT_TRUE(Samples(text, "slurm_controller_rpc_calls_total").empty());
 }

@@ -152,6 +152,48 @@ TEST(MetricSet, DisabledFamilyStoresNoRows) {
   EXPECT_EQ(set.stats().series, 1u);
 }
 
+// The writer refuses a second family whose OpenMetrics name is taken.
+TEST(MetricSet, RefusesFamilyWithSameOpenMetricsName) {
+  const FamilyDef gauge{"x_seconds", "Last", MetricType::kGauge, {}};
+  const FamilyDef counter{"x_seconds_total", "Sum", MetricType::kCounter, {}};
+  MetricSet set;
+  set.Add(gauge).Add({}, 1);
+  set.Add(counter).Add({}, 2);
+  set.Seal();
+  EXPECT_EQ(set.stats().families_refused, 1u);
+  EXPECT_EQ(set.stats().series, 1u);
+  std::string om;
+  set.Write(Format::kOpenMetrics, om);
+  EXPECT_EQ(om,
+            "# HELP x_seconds Last\n"
+            "# TYPE x_seconds gauge\n"
+            "x_seconds 1.0\n"
+            "# EOF\n");
+}
+
+// A label value over 4 KiB is cut at a code point and marked.
+TEST(MetricSet, TruncatesLongLabelValues) {
+  const std::string reason = std::string(kMaxLabelValueBytes - 15, 'r') +
+                             "\xc3\xa9" + std::string(100000, 'x');
+  const std::string exact(kMaxLabelValueBytes, 'e');
+  MetricSet set;
+  Family& b = set.Add(kB);
+  b.Add({reason, "1"}, 1);  // zeta, alpha
+  b.Add({exact, "2"}, 2);
+  set.Seal();
+  EXPECT_EQ(set.stats().labels_truncated, 1u);
+  std::string out;
+  set.Write(Format::kText, out);
+  // 4081 r's, then "é" would end at byte 4083 > 4096 - 14: cut before it.
+  const std::string cut = std::string(kMaxLabelValueBytes - 15, 'r') + "...[truncated]";
+  EXPECT_EQ(cut.size(), kMaxLabelValueBytes - 1);
+  EXPECT_EQ(out,
+            "# HELP b_metric Help of b\n"
+            "# TYPE b_metric gauge\n"
+            "b_metric{alpha=\"1\",zeta=\"" + cut + "\"} 1\n"
+            "b_metric{alpha=\"2\",zeta=\"" + exact + "\"} 2\n");
+}
+
 TEST(MetricSet, DropsDuplicateSeriesAfterRepair) {
   MetricSet set;
   Family& b = set.Add(kB);

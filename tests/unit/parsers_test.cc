@@ -97,5 +97,21 @@ TEST(HostList, ErrorsLeaveOutputUntouched) {
   }
 }
 
+// ++i and hi - lo overflowed int64 at the ends of its range (libFuzzer):
+// the first looped until bad_alloc at 1.3 GB.
+TEST(HostList, RangesAtInt64Limits) {
+  EXPECT_EQ(Expand("n[9223372036854775806-9223372036854775807]"),
+            (V{"n9223372036854775806", "n9223372036854775807"}));
+}
+
+TEST(HostList, HugeRangesAreErrors) {
+  for (const char* in : {"n[0-9223372036854775807]",
+                         "n[9223372036854775807-9223372036854775808]"}) {
+    std::vector<std::string> out{"kept"};
+    EXPECT_FALSE(ExpandHostList(in, out)) << in;
+    EXPECT_EQ(out, V{"kept"}) << in;
+  }
+}
+
 }  // namespace
 }  // namespace sm

@@ -74,5 +74,32 @@ TEST(SelfMonitoring, CollectorLifecycle) {
             std::string::npos);
 }
 
+// On the monitoring port with Accept: application/openmetrics-text, the
+// gauge ..._lock_hold_seconds and the counter ..._lock_hold_seconds_total
+// named one OpenMetrics family: an invalid body. Every family is distinct.
+TEST(SelfMonitoring, OpenMetricsFamiliesAreDistinct) {
+  SelfMonitoring m;
+  m.CollectorStarted("nodes", 1);
+  m.CollectorFinished("nodes", 0.25, true, 0);
+  m.CollectorSkipped("nodes");
+  m.LockUsed("nodes", 0.001, 0.002);
+  m.LockUsed("nodes", 0.001, 0.003);
+  MetricSet set;
+  m.AddFamilies(set);
+  set.Seal();
+  EXPECT_EQ(set.stats().families_refused, 0u);
+  std::string om;
+  set.Write(Format::kOpenMetrics, om);
+  EXPECT_NE(om.find("# TYPE slurm_exporter_controller_last_lock_hold_seconds gauge\n"
+                    "slurm_exporter_controller_last_lock_hold_seconds{collector=\"nodes\"} 0.003\n"),
+            std::string::npos);
+  EXPECT_NE(om.find("# TYPE slurm_exporter_controller_lock_hold_seconds counter\n"
+                    "slurm_exporter_controller_lock_hold_seconds_total{collector=\"nodes\"} 0.005\n"),
+            std::string::npos);
+  EXPECT_NE(om.find("# TYPE slurm_exporter_label_values_truncated counter\n"
+                    "slurm_exporter_label_values_truncated_total 0.0\n"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace sm
