@@ -50,6 +50,15 @@ NodeHistory::StateKey MakeStateKey(const Node& n) {
           std::string(TrueFalse(n.state.has(kReserved)))};
 }
 
+std::string FailReason(std::string_view reason) {
+  if (reason.size() <= kMaxFailReasonBytes) return std::string(reason);
+  constexpr std::string_view kMarker = "...[truncated]";
+  size_t keep = kMaxFailReasonBytes - kMarker.size();
+  // Not inside a UTF-8 sequence (invalid input is repaired by the writer).
+  while (keep > 0 && (static_cast<unsigned char>(reason[keep]) & 0xC0) == 0x80) --keep;
+  return std::string(reason.substr(0, keep)) + std::string(kMarker);
+}
+
 void ObserveValue(HistogramValue& h, double v) {
   if (h.bucket_counts.empty()) h.bucket_counts.assign(std::size(kNodeEventBuckets), 0);
   // Bounds are inclusive upper limits, like client_golang's.
@@ -82,7 +91,17 @@ void NodeHistory::Observe(const NodeSnapshot& cur, double now) {
     if (p == prev_.end()) continue;
     if (!IsFailed(p->second) && IsFailed(n.state)) {
       auto [name, base, drain, maint, resv] = MakeStateKey(n);
-      fails_[{name, base, drain, maint, resv, std::string(n.reason)}] += 1;
+      FailKey key{name, base, drain, maint, resv, FailReason(n.reason)};
+      if (!fails_.contains(key)) {
+        int& series = fail_series_[name];
+        if (series >= kMaxFailSeriesPerNode) {
+          std::get<5>(key) = kOtherFailReasons;
+          if (!fails_.contains(key)) ++series;  // one per state at most
+        } else {
+          ++series;
+        }
+      }
+      fails_[key] += 1;
     }
   }
   // 2. Unavailability and draining intervals.

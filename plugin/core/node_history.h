@@ -43,11 +43,22 @@ class NodeHistory {
 
   std::unordered_map<std::string, NodeState> prev_;
   std::map<FailKey, double> fails_;
+  // Series of fails_ per node: bounded, since each one lives forever.
+  std::unordered_map<std::string, int> fail_series_;
   Interval unavailable_;
   Interval draining_;
   std::map<StateKey, double> gpu_seconds_;
   double last_gpu_update_;
 };
+
+// slurm_node_fails_total keeps a series per node, state and reason for the
+// life of slurmctld, and the reason is any text an admin typed: bounded,
+// unlike Soperator. A reason is cut to kMaxFailReasonBytes (marked
+// ...[truncated]); past kMaxFailSeriesPerNode series of one node, a failure
+// with a new reason is counted under kOtherFailReasons.
+inline constexpr size_t kMaxFailReasonBytes = 256;
+inline constexpr int kMaxFailSeriesPerNode = 10;
+inline constexpr std::string_view kOtherFailReasons = "[other reasons]";
 
 // Soperator's histogram bounds, seconds: 30 s ... 30 d.
 extern const double kNodeEventBuckets[16];

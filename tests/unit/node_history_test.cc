@@ -171,5 +171,32 @@ TEST(NodeHistory, FirstIntervalStartsAtConstruction) {
               "state_is_maintenance=\"false\",state_is_reserved=\"false\"} 4"});
 }
 
+// 15 drain/resume cycles with different reasons left 16 permanent series,
+// one with a 100 KB reason: now at most kMaxFailSeriesPerNode reasons per
+// node plus "[other reasons]", each at most kMaxFailReasonBytes long.
+TEST(NodeHistory, FailReasonsAreBounded) {
+  NodeHistory h(0);
+  double now = 0;
+  Observe(h, {N("a", NodeBase::kIdle, 0)}, now += 10);
+  const std::string huge(100000, 'r');
+  for (int i = 0; i < 15; ++i) {
+    const std::string reason = i == 0 ? huge : "reason " + std::to_string(i);
+    Observe(h, {N("a", NodeBase::kIdle, kDrain, "", reason)}, now += 10);
+    Observe(h, {N("a", NodeBase::kIdle, 0)}, now += 10);
+  }
+  const V fails = Samples(RenderHistory(h), "slurm_node_fails_total");
+  ASSERT_EQ(fails.size(), 11u);
+  const std::string head =
+      "slurm_node_fails_total{node_name=\"a\",reason=\"";
+  const std::string tail =
+      "\",state_base=\"IDLE\",state_is_drain=\"true\","
+      "state_is_maintenance=\"false\",state_is_reserved=\"false\"} ";
+  // Sorted by reason: "[other reasons]" (5 failures), "reason 1".."9", "rrr...".
+  EXPECT_EQ(fails[0], head + "[other reasons]" + tail + "5");
+  EXPECT_EQ(fails[1], head + "reason 1" + tail + "1");
+  EXPECT_EQ(fails[9], head + "reason 9" + tail + "1");
+  EXPECT_EQ(fails[10], head + std::string(242, 'r') + "...[truncated]" + tail + "1");
+}
+
 }  // namespace
 }  // namespace sm
