@@ -10,6 +10,7 @@
 #include <zlib.h>
 
 #include "endpoints.h"
+#include "stdio_path.h"
 #include "synthetic.h"
 
 namespace {
@@ -106,6 +107,37 @@ void BM_SnapshotCopy(benchmark::State& st) {
     benchmark::DoNotOptimize(j.get());
   }
 }
+
+// StdOut/StdErr of 1,000 batch jobs, as the adapter expands them per
+// collection: plain patterns (range 0) or issue 11's hostile ones (range 1:
+// 1,024-byte names, -o/-e of %x x 2,047), per dialect (range 2: 0 = 22.05,
+// 1 = 23.02+).
+void BM_StdioPaths(benchmark::State& st) {
+  const bool hostile = st.range(0) != 0;
+  const auto dialect = st.range(1) ? StdioDialect::kSlurm2302 : StdioDialect::kSlurm2205;
+  const std::string name = hostile ? std::string(1024, 'n') : "train";
+  std::string attack;
+  for (int i = 0; i < 2047; ++i) attack += "%x";
+  const std::string pattern = hostile ? attack : "out-%j-%x.log";
+  StdioJob j;
+  j.name = name;
+  j.work_dir = "/home/alice";
+  j.user = "alice";
+  j.batch = true;
+  j.std_out = pattern;
+  j.std_err = pattern;
+  size_t bytes = 0;
+  for (auto _ : st) {
+    for (uint32_t id = 1; id <= 1000; ++id) {
+      j.job_id = id;
+      bytes += JobStdout(dialect, j).size() + JobStderr(dialect, j).size();
+    }
+  }
+  benchmark::DoNotOptimize(bytes);
+}
+BENCHMARK(BM_StdioPaths)
+    ->ArgsProduct({{0, 1}, {0, 1}})
+    ->Unit(benchmark::kMillisecond);
 
 void Sizes(benchmark::internal::Benchmark* b) {
   b->Args({1000, 10000})->Args({10000, 50000})->Args({10000, 100000});

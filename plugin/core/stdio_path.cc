@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "stdio_path.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 
@@ -16,11 +17,34 @@ std::string Truncated(std::string s) {
   return s;
 }
 
+// How long an intermediate 22.05 expansion must be kept so that its first
+// kMaxPath bytes come out as without any bound: every later pass replaces
+// a two-byte token starting with '%', and so shrinks the text by at most
+// 2 bytes per '%' it holds. (Inserted numbers hold no '%'; user names
+// cannot.) Without a bound, a job name of 1,024 bytes and -o of %x x 2,047
+// made 2 MB per path and per collection.
+size_t KeepFor2205(std::string_view s) {
+  return kMaxPath + 2 * static_cast<size_t>(std::count(s.begin(), s.end(), '%')) + 2;
+}
+
 void ReplaceAll(std::string& s, std::string_view what, std::string_view with) {
   // xstrsubstituteall: left to right, never rescanning inserted text.
-  for (size_t pos = 0; (pos = s.find(what, pos)) != std::string::npos;
-       pos += with.size())
-    s.replace(pos, what.size(), with);
+  const size_t keep = KeepFor2205(s);
+  std::string out;
+  size_t from = 0;
+  for (size_t pos; (pos = s.find(what, from)) != std::string::npos;
+       from = pos + what.size()) {
+    out.append(s, from, pos - from);
+    out.append(with);
+    if (out.size() > keep) {  // the rest cannot reach the visible part
+      s = std::move(out);
+      s.resize(keep);
+      return;
+    }
+  }
+  out.append(s, from, std::string::npos);
+  if (out.size() > keep) out.resize(keep);
+  s = std::move(out);
 }
 
 // 22.05: repeated strstr() replacement, %A first, no escapes, no widths.
@@ -46,7 +70,9 @@ void AppendPadded(std::string& out, uint32_t v, unsigned width) {
 std::string Format2302(const StdioJob& j, std::string_view t) {
   std::string out;
   size_t p = 0, q = 0;
-  while (p < t.size()) {
+  // Output only grows left to right: once past kMaxPath (the caller's cut)
+  // the rest cannot show, whatever the pattern repeats.
+  while (p < t.size() && out.size() <= kMaxPath) {
     if (t[p] != '%') {
       ++p;
       continue;
@@ -102,6 +128,7 @@ std::string Format2302(const StdioJob& j, std::string_view t) {
       default: break;  // unknown specifiers stay literal
     }
   }
+  if (out.size() > kMaxPath) return out;
   if (p != q && q < t.size()) out.append(t.substr(q, p - q));
   return out;
 }
