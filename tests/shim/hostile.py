@@ -7,7 +7,7 @@ usage: hostile.py --shim SHIM --plugin SO --check-exposition check_exposition.py
 Writes dumps whose node names, reasons, comments, reservations, partitions,
 job names, paths and user names hold quotes, backslashes, newlines, raw
 bytes that are not UTF-8 (Slurm copies them byte for byte into its JSON)
-and a 1 MiB reason, then:
+and a 1 MiB reason (cut to 4096 bytes), then:
 - feeds the shim's text output to `promtool check metrics` and its
   OpenMetrics output to prometheus_client's strict parser (through
   tests/check_exposition.py), and
@@ -106,12 +106,17 @@ def main():
         for s in expect_in:
             if s not in text:
                 problems.append(f"output lacks {s!r}")
-        # The 1 MiB reason and job name come out whole, escaped.
-        escaped_mb = megabyte.replace("\\", "\\\\").replace('"', '\\"')
-        if f'reason="{escaped_mb}"' not in text:
-            problems.append("the 1 MiB reason is not exported whole")
-        if f'job_name="{escaped_mb}"' not in text:
-            problems.append("the 1 MiB job name is not exported whole")
+        # The 1 MiB reason and job name come out cut to 4096 bytes (the
+        # writer's kMaxLabelValueBytes, docs/metrics.md), marker included,
+        # then escaped.
+        cut = megabyte[:4096 - len("...[truncated]")] + "...[truncated]"
+        escaped_cut = cut.replace("\\", "\\\\").replace('"', '\\"')
+        if f'reason="{escaped_cut}"' not in text:
+            problems.append("the 1 MiB reason is not cut to 4096 bytes")
+        if f'job_name="{escaped_cut}"' not in text:
+            problems.append("the 1 MiB job name is not cut to 4096 bytes")
+        if megabyte[:8192] in text:
+            problems.append("8 KiB of the 1 MiB value were exported")
         # Reservation: cut to 50 code points.
         want = 'reservation_name="r' + "é" * 49 + '"'
         if want not in text:
