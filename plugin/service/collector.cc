@@ -78,13 +78,7 @@ void Collector::Start(bool ticker) {
 }
 
 void Collector::Stop() {
-  {
-    std::lock_guard lock(mu_);
-    stopping_ = true;
-    queue_.clear();
-  }
-  cv_.notify_all();
-  if (render_thread_.joinable()) render_thread_.join();
+  StopRendering();  // tells every thread to stop, joins the render thread
   for (std::thread& t : threads_) t.join();
   threads_.clear();
 }
