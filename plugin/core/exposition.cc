@@ -118,8 +118,9 @@ void Family::AddHistogram(std::span<const std::string_view> values,
 
 Family& MetricSet::Add(const FamilyDef& def) {
   const bool disabled =
-      disabled_ && std::find(disabled_->begin(), disabled_->end(), def.name) !=
-                       disabled_->end();
+      (disabled_ && std::find(disabled_->begin(), disabled_->end(), def.name) !=
+                        disabled_->end()) ||
+      (hidden_ && (Reveals(def) & hidden_));
   if (!disabled) return families_.emplace_back(def);
   Family& f = discarded_.emplace_back(def);
   f.enabled_ = false;

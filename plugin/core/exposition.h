@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "arena.h"
+#include "private_data.h"
 
 namespace sm {
 
@@ -57,6 +58,9 @@ struct FamilyDef {
   MetricType type;
   LabelNames labels;
   std::span<const double> buckets = {};  // histogram upper bounds, ascending
+  // What the series reveal beyond what their label names say (see
+  // Reveals() in private_data.h), e.g. private_data::kUsage.
+  PrivateData reveals = 0;
 };
 static_assert(std::is_trivially_destructible_v<FamilyDef>,
               "a FamilyDef must survive exit() (see LabelNames)");
@@ -121,8 +125,12 @@ class MetricSet {
   // Families named here are accepted by Add but never built: their rows
   // are not stored (operators switch off high-cardinality families such as
   // slurm_node_job).
-  explicit MetricSet(const std::vector<std::string>* disabled = nullptr)
-      : disabled_(disabled) {}
+  // Families named in `disabled`, and families that reveal any of
+  // `hidden` (PrivateData for a scraper that did not authenticate), are
+  // accepted by Add but never built or written.
+  explicit MetricSet(const std::vector<std::string>* disabled = nullptr,
+                     PrivateData hidden = 0)
+      : disabled_(disabled), hidden_(hidden) {}
 
   Family& Add(const FamilyDef& def);
   Arena& arena() { return arena_; }
@@ -135,6 +143,7 @@ class MetricSet {
   void WriteFamilyGroup(Format format, std::span<const Family* const> group,
                         std::string& out) const;
   const std::vector<std::string>* disabled_;
+  PrivateData hidden_;
   Arena arena_;
   std::deque<Family> families_;
   std::deque<Family> discarded_;
