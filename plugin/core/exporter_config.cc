@@ -182,6 +182,10 @@ const std::vector<Option>& Options() {
        }},
       {"NativeValues", "SLURM_EXPORTER_NATIVE_VALUES",
        [](Config& c, std::string_view v) { return SetBool(c.native_values, v); }},
+      {"IgnorePrivateData", "SLURM_EXPORTER_IGNORE_PRIVATE_DATA",
+       [](Config& c, std::string_view v) {
+         return SetBool(c.ignore_private_data, v);
+       }},
       {"ListenerThreads", "SLURM_EXPORTER_LISTENER_THREADS",
        [](Config& c, std::string_view v) {
          return SetInt(c.listener_threads, v, 1, 64);

@@ -37,6 +37,9 @@ struct Config {
 
   // Ours.
   bool native_values = false;  // reproduce metrics/openmetrics' values
+  // Serve what slurm.conf's PrivateData hides to unauthenticated scrapers
+  // too (an explicit choice; slurmctld 26.05's ignore_private_data).
+  bool ignore_private_data = false;
   int listener_threads = 4;
   std::vector<std::string> disabled_families;
   // Access control for both listeners (docs/configuration.md, Security).

@@ -19,8 +19,11 @@ double SteadySeconds() {
 
 int64_t UnixSeconds() { return static_cast<int64_t>(std::time(nullptr)); }
 
-size_t Slot(Endpoint e, Format f) {
-  return static_cast<size_t>(e) * 2 + (f == Format::kOpenMetrics ? 1 : 0);
+// Text and OpenMetrics of one endpoint and view are neighbours: Slot() % 2
+// is the format.
+size_t Slot(Endpoint e, View v, Format f) {
+  return (static_cast<size_t>(e) * 2 + static_cast<size_t>(v)) * 2 +
+         (f == Format::kOpenMetrics ? 1 : 0);
 }
 
 // A loop thread runs `step` and goes on whatever it throws: an exception
@@ -48,7 +51,8 @@ Collector::Collector(Source& source, CollectorOptions options,
   if (!options_.monotonic_now) options_.monotonic_now = SteadySeconds;
   if (!options_.unix_now) options_.unix_now = UnixSeconds;
   if (options_.max_inflight < 1) options_.max_inflight = 1;
-  for (Endpoint e : options_.endpoints) wanted_[Slot(e, Format::kText)] = true;
+  for (Endpoint e : options_.endpoints)
+    wanted_[Slot(e, View::kFull, Format::kText)] = true;
 }
 
 Collector::~Collector() { Stop(); }
@@ -150,6 +154,7 @@ void Collector::StartTick(bool synchronous) {
     Deactivate();
     return;
   }
+  UpdateHidden();
   auto tick = std::make_shared<Tick>();
   tick->epoch = epoch_.load();
   tick->start = options_.monotonic_now();
@@ -253,16 +258,18 @@ bool Collector::Apply(int sub, uint64_t sequence, uint64_t epoch,
   return true;
 }
 
-void Collector::RenderEndpoint(Endpoint e, const std::array<bool, 2>& formats,
+void Collector::RenderEndpoint(Endpoint e, View view,
+                               const std::array<bool, 2>& formats,
                                const std::array<size_t, 2>& reserve,
                                std::array<std::shared_ptr<const Body>, 2>& out,
                                WriteStats& stats) {
-  MetricSet set(&options_.disabled_families);
+  MetricSet set(&options_.disabled_families,
+                view == View::kPublic ? hidden_.load() : PrivateData{0});
   AddEndpointFamilies(set, e, state_.cluster, state_.history,
                       {options_.unix_now(), options_.native_values});
   set.Seal();
   for (Format f : {Format::kText, Format::kOpenMetrics}) {
-    const size_t i = Slot(e, f) % 2;
+    const size_t i = f == Format::kOpenMetrics ? 1 : 0;
     if (!formats[i]) continue;
     std::string text;
     text.reserve(reserve[i]);
@@ -277,8 +284,8 @@ void Collector::RenderEndpoint(Endpoint e, const std::array<bool, 2>& formats,
 
 void Collector::RenderAll(uint64_t epoch) {
   if (epoch != epoch_.load()) return;
-  std::array<bool, kEndpointCount * 2> wanted, gzip;
-  std::array<size_t, kEndpointCount * 2> previous_size{};
+  std::array<bool, kSlots> wanted, gzip;
+  std::array<size_t, kSlots> previous_size{};
   {
     std::lock_guard lock(mu_);
     wanted = wanted_;
@@ -286,26 +293,31 @@ void Collector::RenderAll(uint64_t epoch) {
     for (size_t i = 0; i < bodies_.size(); ++i)
       if (bodies_[i]) previous_size[i] = bodies_[i]->text().size();
   }
-  std::array<std::shared_ptr<const Body>, kEndpointCount * 2> fresh;
+  std::array<std::shared_ptr<const Body>, kSlots> fresh;
   // The gauge covers the whole pass: every wanted endpoint and format, and
   // the compression of those scraped with gzip.
   const double t0 = options_.monotonic_now();
   WriteStats stats;
   bool rendered = false;
+  // Public views exist only while something is hidden (see Get()).
+  const bool views_differ = hidden_.load() != 0;
   for (int e = 0; e < kEndpointCount; ++e) {
-    const auto endpoint = static_cast<Endpoint>(e);
-    const size_t text = Slot(endpoint, Format::kText);
-    const size_t om = Slot(endpoint, Format::kOpenMetrics);
-    if (!wanted[text] && !wanted[om]) continue;
-    std::array<std::shared_ptr<const Body>, 2> bodies;
-    {
-      std::lock_guard lock(apply_mu_);
-      RenderEndpoint(endpoint, {wanted[text], wanted[om]},
-                     {previous_size[text], previous_size[om]}, bodies, stats);
+    for (View view : {View::kFull, View::kPublic}) {
+      if (view == View::kPublic && !views_differ) continue;
+      const auto endpoint = static_cast<Endpoint>(e);
+      const size_t text = Slot(endpoint, view, Format::kText);
+      const size_t om = Slot(endpoint, view, Format::kOpenMetrics);
+      if (!wanted[text] && !wanted[om]) continue;
+      std::array<std::shared_ptr<const Body>, 2> bodies;
+      {
+        std::lock_guard lock(apply_mu_);
+        RenderEndpoint(endpoint, view, {wanted[text], wanted[om]},
+                       {previous_size[text], previous_size[om]}, bodies, stats);
+      }
+      fresh[text] = std::move(bodies[0]);
+      fresh[om] = std::move(bodies[1]);
+      rendered = true;
     }
-    fresh[text] = std::move(bodies[0]);
-    fresh[om] = std::move(bodies[1]);
-    rendered = true;
   }
   // Compress outside apply_mu_ so a finishing collection is not held up.
   for (size_t i = 0; i < fresh.size(); ++i) {
@@ -322,8 +334,12 @@ void Collector::RenderAll(uint64_t epoch) {
   ready_ = true;
 }
 
-std::shared_ptr<const Body> Collector::Get(Endpoint e, Format f, bool gzip) {
-  const size_t slot = Slot(e, f);
+std::shared_ptr<const Body> Collector::Get(Endpoint e, Format f, View view,
+                                           bool gzip) {
+  // With nothing hidden the public view is the full one: one body, one
+  // render. hidden_ only changes at a tick, before that tick's render.
+  if (hidden_.load() == 0) view = View::kFull;
+  const size_t slot = Slot(e, view, f);
   {
     std::lock_guard lock(mu_);
     wanted_[slot] = true;
@@ -342,13 +358,40 @@ std::shared_ptr<const Body> Collector::Get(Endpoint e, Format f, bool gzip) {
   {
     std::lock_guard lock(apply_mu_);
     epoch = epoch_.load();
-    RenderEndpoint(e, formats, {0, 0}, bodies, stats);
+    RenderEndpoint(e, view, formats, {0, 0}, bodies, stats);
   }
   std::lock_guard lock(mu_);
   // As in RenderAll: what was rendered before a Deactivate() is not served.
   if (epoch != epoch_.load()) return Body::Empty();
   if (!bodies_[slot]) bodies_[slot] = std::move(bodies[slot % 2]);
   return bodies_[slot];
+}
+
+void Collector::UpdateHidden() {
+  const PrivateData configured = source_.HiddenFromUsers();
+  const PrivateData hidden = options_.ignore_private_data ? PrivateData{0} : configured;
+  const PrivateData before = hidden_.exchange(hidden);
+  if (hidden != before) {
+    // Public bodies made for another PrivateData: re-rendered on request.
+    std::lock_guard lock(mu_);
+    for (size_t i = 0; i < bodies_.size(); ++i) {
+      if ((i / 2) % 2 == static_cast<size_t>(View::kPublic)) bodies_[i] = nullptr;
+    }
+  }
+  if (configured == configured_.exchange(configured)) return;
+  const std::string names = PrivateDataNames(configured);
+  if (configured == 0) {
+    LogInfo("slurm.conf PrivateData hides nothing we export: every scraper "
+            "gets every series");
+  } else if (options_.ignore_private_data) {
+    LogInfo("slurm.conf PrivateData=" + names +
+            ", but IgnorePrivateData=yes: every scraper gets every series, "
+            "including those that reveal " + names);
+  } else {
+    LogInfo("slurm.conf PrivateData=" + names + ": series that reveal " +
+            names + " are served only to authenticated scrapers "
+            "(WebConfigFile); IgnorePrivateData=yes serves them to everyone");
+  }
 }
 
 void Collector::Deactivate() {

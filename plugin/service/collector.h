@@ -27,12 +27,22 @@
 
 namespace sm {
 
+// Who a body is for. kPublic leaves out the families that reveal what
+// slurm.conf's PrivateData hides (private_data.h); while PrivateData hides
+// nothing, or IgnorePrivateData is set, both views are the same body.
+enum class View : uint8_t {
+  kFull,    // authenticated scrapers, slurmctld's own access-checked paths
+  kPublic,  // anyone else
+};
+
 struct CollectorOptions {
   std::chrono::milliseconds interval{30000};
   int max_inflight = 1;
   std::vector<Endpoint> endpoints;  // what to render
   bool native_values = false;
   std::vector<std::string> disabled_families;
+  // IgnorePrivateData=yes: everyone gets the full view.
+  bool ignore_private_data = false;
   // Clocks, injectable for tests: monotonic seconds and unix seconds.
   std::function<double()> monotonic_now;
   std::function<int64_t()> unix_now;
@@ -66,7 +76,11 @@ class Collector {
   // A format nobody asked for yet is rendered on first request.
   // `gzip` marks the body as wanted compressed: later renders compress it
   // eagerly on the collector thread instead of on a scrape.
-  std::shared_ptr<const Body> Get(Endpoint e, Format f, bool gzip = false);
+  std::shared_ptr<const Body> Get(Endpoint e, Format f, View view,
+                                  bool gzip = false);
+
+  // What the public view leaves out right now (0 before the first tick).
+  PrivateData hidden() const { return hidden_.load(); }
 
   // True once a collection has completed while active.
   bool Ready() const;
@@ -112,11 +126,13 @@ class Collector {
   // and writes them in each format of `formats` (indexed by Slot()) into
   // `out`. Called with apply_mu_ held. `reserve` sizes each output after
   // the previous body.
-  void RenderEndpoint(Endpoint e, const std::array<bool, 2>& formats,
+  void RenderEndpoint(Endpoint e, View view, const std::array<bool, 2>& formats,
                       const std::array<size_t, 2>& reserve,
                       std::array<std::shared_ptr<const Body>, 2>& out,
                       WriteStats& stats);
   void Deactivate();
+  // Asks the source what PrivateData hides; logs when that changes.
+  void UpdateHidden();
 
   Source& source_;
   CollectorOptions options_;
@@ -140,11 +156,15 @@ class Collector {
   // running when the controller went to standby) are dropped, never served.
   std::atomic<uint64_t> epoch_{0};
 
-  // Published bodies by endpoint and format; nullptr = not rendered yet.
-  // Guarded by mu_, like wanted_ and gzip_wanted_.
-  std::array<std::shared_ptr<const Body>, kEndpointCount * 2> bodies_;
-  std::array<bool, kEndpointCount * 2> wanted_{};
-  std::array<bool, kEndpointCount * 2> gzip_wanted_{};
+  std::atomic<PrivateData> hidden_{0};      // what kPublic leaves out
+  std::atomic<PrivateData> configured_{0};  // PrivateData as last logged
+
+  // Published bodies by endpoint, view and format (Slot()); nullptr = not
+  // rendered yet. Guarded by mu_, like wanted_ and gzip_wanted_.
+  static constexpr size_t kSlots = kEndpointCount * 2 * 2;
+  std::array<std::shared_ptr<const Body>, kSlots> bodies_;
+  std::array<bool, kSlots> wanted_{};
+  std::array<bool, kSlots> gzip_wanted_{};
   bool ready_ = false;
 };
 

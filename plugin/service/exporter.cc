@@ -34,6 +34,7 @@ CollectorOptions MakeOptions(const Config& config, Carrier carrier,
   o.max_inflight = config.max_collector_inflight;
   o.endpoints = EndpointsFor(carrier, WantsListener(carrier, config));
   o.native_values = config.native_values;
+  o.ignore_private_data = config.ignore_private_data;
   o.disabled_families = config.disabled_families;
   return o;
 }
@@ -156,7 +157,8 @@ HttpResponse Exporter::ServeMain(const HttpRequest& req) {
 HttpResponse Exporter::ServeEndpoint(Endpoint e, const HttpRequest& req,
                                      bool counted) {
   const Format f = NegotiateFormat(req.accept);
-  auto body = collector_.Get(e, f, req.accepts_gzip);
+  auto body = collector_.Get(e, f, req.sees_private ? View::kFull : View::kPublic,
+                             req.accepts_gzip);
   // Soperator counts every request to /metrics, whatever its method.
   if (counted) monitoring_.MetricsRequest(body->series());
   if (!Readable(req)) {

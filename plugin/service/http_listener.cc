@@ -759,6 +759,9 @@ class HttpListener::Loop {
         resp.status = 204;
         resp.headers.emplace_back("Allow", "GET, HEAD, OPTIONS");
       } else {
+        // On our listener only a client that proved who it is sees what
+        // PrivateData hides; the web config's users are the admin's.
+        req.sees_private = req.authenticated;
         resp = handler_(req);
       }
     } catch (...) {

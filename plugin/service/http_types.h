@@ -38,6 +38,12 @@ struct HttpRequest {
   bool authenticated = false;
   PrincipalKind principal_kind = PrincipalKind::kNone;
   std::string_view principal;  // user name or certificate subject (RFC 2253)
+  // May see what slurm.conf's PrivateData hides from users: on our
+  // listener, an authenticated client; on slurmctld's port, any request
+  // slurmctld's own metrics access rule lets through (that rule already
+  // asks for authentication while PrivateData is set, unless the admin set
+  // ignore_private_data).
+  bool sees_private = false;
 };
 
 struct HttpResponse {

@@ -126,6 +126,10 @@ HttpResponse ServeSlurmctldRoute(Exporter& exporter, const HttpRequest& req,
       break;
     }
   }
+  // Past slurmctld's own metrics access rule: it already asks for
+  // authentication while PrivateData is set (26.05; 25.11 refuses
+  // everyone), unless the admin chose ignore_private_data.
+  http.sees_private = true;
   if (!route->endpoint) return exporter.ServeSelfMonitoring(http);
   // /metrics/soperator is our /metrics: Soperator counts those requests.
   return exporter.ServeEndpoint(*route->endpoint, http,

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "private_data.h"
 #include "snapshot.h"
 
 namespace sm {
@@ -33,6 +34,10 @@ class Source {
   // False while this controller must not export anything: before its
   // state is loaded, or while it is a standby backup.
   virtual bool Active() { return true; }
+
+  // What slurm.conf's PrivateData hides from users who are not operators;
+  // asked at every tick (22.05 rereads slurm.conf in place on reconfigure).
+  virtual PrivateData HiddenFromUsers() { return 0; }
 };
 
 }  // namespace sm

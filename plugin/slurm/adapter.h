@@ -30,6 +30,8 @@ class ControllerSource : public Source {
   // False before the node table is loaded and while this slurmctld is a
   // standby backup (25.11+); see InStandby() in slurm_api.h.
   bool Active() override;
+  // slurm_conf.private_data in our terms (adapter_config.cc).
+  PrivateData HiddenFromUsers() override;
 
  private:
   int64_t Now() const { return unix_now_ ? unix_now_() : time(nullptr); }

@@ -51,8 +51,10 @@ sm_metric_set_t* MakeSet(sm::Endpoint e) {
     auto* set = new sm_metric_set_t{};
     set->plugin_type = plugin_type;
     auto* cached = new CachedBody;
+    // slurmctld calls parse only past its own access rule for /metrics/*
+    // (25.11: never while PrivateData is set; 26.05: authenticated then).
     if (sm::Exporter* ex = sm::slurm::CurrentRuntime())
-      cached->body = ex->collector().Get(e, sm::Format::kText);
+      cached->body = ex->collector().Get(e, sm::Format::kText, sm::View::kFull);
     set->arg = cached;
     return set;
   } catch (...) {

@@ -111,7 +111,7 @@ int Run(int rounds) {
         const bool gzip = (i / 8) % 2;
         const uint64_t e1 = epoch.load();
         const bool standby = standby_confirmed.load();
-        const auto body = collector.Get(e, f, gzip);
+        const auto body = collector.Get(e, f, View::kFull, gzip);
         const uint64_t e2 = epoch.load();
         if (!Complete(body->text(), f)) fail("incomplete body served");
         if (!body->text().empty() && body->text() != "# EOF\n") {
@@ -133,10 +133,10 @@ int Run(int rounds) {
   int r = 0;
   for (; r < rounds && failures == 0; ++r) {
     // Active: wait for a collection to be served.
-    wait_until([&] { return !collector.Get(Endpoint::kSoperator, Format::kText)->text().empty(); });
+    wait_until([&] { return !collector.Get(Endpoint::kSoperator, Format::kText, View::kFull)->text().empty(); });
     // Standby: the next tick deactivates; wait until nothing is served.
     source.active = false;
-    wait_until([&] { return collector.Get(Endpoint::kSoperator, Format::kText)->text().empty(); });
+    wait_until([&] { return collector.Get(Endpoint::kSoperator, Format::kText, View::kFull)->text().empty(); });
     standby_confirmed = true;
     // Let scrapers and standby ticks run a while in standby.
     std::this_thread::sleep_for(std::chrono::milliseconds(2));

@@ -48,6 +48,7 @@ class FakeSource : public Source {
     return nullptr;
   }
   bool Active() override { return active; }
+  PrivateData HiddenFromUsers() override { return hidden; }
 
   // One nodes call: counts it, waits while `block` is set or it is the
   // held call, and returns the node name it reports.
@@ -71,6 +72,7 @@ class FakeSource : public Source {
 
   std::atomic<bool> fail_nodes{false};
   std::atomic<bool> active{true};
+  std::atomic<PrivateData> hidden{0};
   std::string node_name = "n1";  // change only while no collection runs
   std::mutex mu;
   std::condition_variable cv;
@@ -97,16 +99,66 @@ TEST(Collector, EmptyBeforeFirstCollectionThenCached) {
   FakeSource src;
   SelfMonitoring mon;
   Collector c(src, Options(), mon);
-  EXPECT_EQ(c.Get(Endpoint::kSoperator, Format::kText)->text(), "");
+  EXPECT_EQ(c.Get(Endpoint::kSoperator, Format::kText, View::kFull)->text(), "");
   EXPECT_FALSE(c.Ready());
   c.CollectOnce();
   EXPECT_TRUE(c.Ready());
-  auto body = c.Get(Endpoint::kSoperator, Format::kText);
+  auto body = c.Get(Endpoint::kSoperator, Format::kText, View::kFull);
   EXPECT_EQ(Samples(body->text(), "slurm_node_cpus_total"),
             V{"slurm_node_cpus_total{node_name=\"n1\"} 4"});
   EXPECT_EQ(Samples(body->text(), "slurm_job_info").size(), 1u);
   // The same object until the next collection: a scrape is a copy.
-  EXPECT_EQ(body.get(), c.Get(Endpoint::kSoperator, Format::kText).get());
+  EXPECT_EQ(body.get(), c.Get(Endpoint::kSoperator, Format::kText, View::kFull).get());
+}
+
+// slurm.conf PrivateData=jobs: the public view has the node families and
+// none of the job families; the full view has both. Without PrivateData
+// both views are one body.
+TEST(Collector, PublicViewLeavesOutWhatPrivateDataHides) {
+  FakeSource src;
+  SelfMonitoring mon;
+  Collector c(src, Options(), mon);
+  c.CollectOnce();
+  auto full = c.Get(Endpoint::kSoperator, Format::kText, View::kFull);
+  EXPECT_EQ(full.get(), c.Get(Endpoint::kSoperator, Format::kText, View::kPublic).get());
+  EXPECT_EQ(Samples(full->text(), "slurm_job_info").size(), 1u);
+
+  src.hidden = private_data::kJobs;
+  c.CollectOnce();
+  EXPECT_EQ(c.hidden(), private_data::kJobs);
+  full = c.Get(Endpoint::kSoperator, Format::kText, View::kFull);
+  const auto pub = c.Get(Endpoint::kSoperator, Format::kText, View::kPublic);
+  EXPECT_EQ(Samples(full->text(), "slurm_job_info").size(), 1u);
+  EXPECT_NE(full->text().find("job_id=\"7\""), std::string::npos);
+  EXPECT_EQ(pub->text().find("slurm_job_"), std::string::npos) << pub->text();
+  EXPECT_EQ(pub->text().find("job_id"), std::string::npos) << pub->text();
+  EXPECT_EQ(Samples(pub->text(), "slurm_node_cpus_total"),
+            V{"slurm_node_cpus_total{node_name=\"n1\"} 4"});
+  // Kept fresh by later collections, like every body asked for once.
+  src.node_name = "n2";
+  c.CollectOnce();
+  EXPECT_EQ(Samples(c.Get(Endpoint::kSoperator, Format::kText, View::kPublic)->text(),
+                    "slurm_node_cpus_total"),
+            V{"slurm_node_cpus_total{node_name=\"n2\"} 4"});
+
+  // Back to no PrivateData: public is full again.
+  src.hidden = 0;
+  c.CollectOnce();
+  EXPECT_EQ(c.Get(Endpoint::kSoperator, Format::kText, View::kPublic).get(),
+            c.Get(Endpoint::kSoperator, Format::kText, View::kFull).get());
+}
+
+TEST(Collector, IgnorePrivateDataServesEverythingToEveryone) {
+  FakeSource src;
+  src.hidden = private_data::kJobs | private_data::kUsers;
+  SelfMonitoring mon;
+  CollectorOptions o = Options();
+  o.ignore_private_data = true;
+  Collector c(src, o, mon);
+  c.CollectOnce();
+  EXPECT_EQ(c.hidden(), 0);
+  const auto pub = c.Get(Endpoint::kSoperator, Format::kText, View::kPublic);
+  EXPECT_EQ(Samples(pub->text(), "slurm_job_info").size(), 1u);
 }
 
 TEST(Collector, FailedSubCollectorKeepsLastGoodData) {
@@ -117,7 +169,7 @@ TEST(Collector, FailedSubCollectorKeepsLastGoodData) {
   src.fail_nodes = true;
   src.node_name = "n2";
   c.CollectOnce();
-  const std::string text = c.Get(Endpoint::kSoperator, Format::kText)->text();
+  const std::string text = c.Get(Endpoint::kSoperator, Format::kText, View::kFull)->text();
   EXPECT_EQ(Samples(text, "slurm_node_cpus_total"),
             V{"slurm_node_cpus_total{node_name=\"n1\"} 4"});
   const std::string m = Monitoring(mon);
@@ -174,12 +226,12 @@ TEST(Collector, StaleResultIsDropped) {
   src.WaitEntered(1);  // run 1 is inside CollectNodes, held
   c.CollectOnce();     // run 2: applied and rendered
   const V second{"slurm_node_cpus_total{node_name=\"call-2\"} 4"};
-  EXPECT_EQ(Samples(c.Get(Endpoint::kSoperator, Format::kText)->text(),
+  EXPECT_EQ(Samples(c.Get(Endpoint::kSoperator, Format::kText, View::kFull)->text(),
                     "slurm_node_cpus_total"),
             second);
   src.Release();
   first.join();  // run 1 returned, was applied or dropped, and rendered
-  EXPECT_EQ(Samples(c.Get(Endpoint::kSoperator, Format::kText)->text(),
+  EXPECT_EQ(Samples(c.Get(Endpoint::kSoperator, Format::kText, View::kFull)->text(),
                     "slurm_node_cpus_total"),
             second);
   EXPECT_EQ(Samples(Monitoring(mon), "slurm_exporter_collection_attempts_total"),
@@ -212,7 +264,7 @@ TEST(Collector, InactiveControllerServesNothing) {
   src.active = false;
   c.CollectOnce();
   EXPECT_FALSE(c.Ready());
-  EXPECT_EQ(c.Get(Endpoint::kSoperator, Format::kText)->text(), "");
+  EXPECT_EQ(c.Get(Endpoint::kSoperator, Format::kText, View::kFull)->text(), "");
 }
 
 // A backup that hands control back goes to standby while a collection it
@@ -234,12 +286,12 @@ TEST(Collector, ResultFromBeforeStandbyIsNotServed) {
   src.Release();  // tick 1's nodes collection completes only now
   c.Stop();
   EXPECT_FALSE(c.Ready());
-  EXPECT_EQ(c.Get(Endpoint::kSoperator, Format::kText)->text(), "");
+  EXPECT_EQ(c.Get(Endpoint::kSoperator, Format::kText, View::kFull)->text(), "");
   // Back in control: collections are applied again.
   src.active = true;
   c.CollectOnce();
   EXPECT_TRUE(c.Ready());
-  EXPECT_EQ(Samples(c.Get(Endpoint::kSoperator, Format::kText)->text(),
+  EXPECT_EQ(Samples(c.Get(Endpoint::kSoperator, Format::kText, View::kFull)->text(),
                     "slurm_node_cpus_total")
                 .size(),
             1u);
@@ -250,7 +302,7 @@ TEST(Collector, RendersOpenMetricsOnDemand) {
   SelfMonitoring mon;
   Collector c(src, Options(), mon);
   c.CollectOnce();
-  const std::string om = c.Get(Endpoint::kSoperator, Format::kOpenMetrics)->text();
+  const std::string om = c.Get(Endpoint::kSoperator, Format::kOpenMetrics, View::kFull)->text();
   EXPECT_NE(om.find("slurm_node_cpus_total{node_name=\"n1\"} 4.0\n"),
             std::string::npos);
   EXPECT_TRUE(om.ends_with("# EOF\n"));

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// What slurmctld's configuration says about our output: which kinds of
+// information PrivateData keeps from users who are not operators.
+#include "adapter.h"
+#include "adapter_util.h"
+
+namespace sm::slurm {
+
+PrivateData ControllerSource::HiddenFromUsers() {
+  // slurm_conf changes only under the conf write lock (22.05 rereads
+  // slurm.conf in place on reconfigure); read it like slurmctld's RPC
+  // handlers do. Our turn first, like every lock we take (adapter_util.h).
+  uint16_t raw;
+  {
+    std::lock_guard turn(our_lock_turn);
+    const slurmctld_lock_t conf_read = {READ_LOCK, NO_LOCK, NO_LOCK, NO_LOCK,
+                                        NO_LOCK};
+    lock_slurmctld(conf_read);
+    raw = slurm_conf.private_data;
+    unlock_slurmctld(conf_read);
+  }
+  struct Bit {
+    uint16_t slurm;
+    PrivateData ours;
+  };
+  // PRIVATE_DATA_EVENTS and _CLOUD hide nothing we export (cloud nodes are
+  // listed as clients list them, see adapter_nodes.cc).
+  static constexpr Bit kBits[] = {
+      {PRIVATE_DATA_JOBS, private_data::kJobs},
+      {PRIVATE_DATA_NODES, private_data::kNodes},
+      {PRIVATE_DATA_PARTITIONS, private_data::kPartitions},
+      {PRIVATE_DATA_USAGE, private_data::kUsage},
+      {PRIVATE_DATA_USERS, private_data::kUsers},
+      {PRIVATE_DATA_ACCOUNTS, private_data::kAccounts},
+      {PRIVATE_DATA_RESERVATIONS, private_data::kReservations},
+  };
+  PrivateData out = 0;
+  for (const Bit& b : kBits) {
+    if (raw & b.slurm) out |= b.ours;
+  }
+  return out;
+}
+
+}  // namespace sm::slurm
