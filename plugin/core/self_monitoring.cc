@@ -51,6 +51,11 @@ const FamilyDef kLockHold{
     "Time the most recent collection held slurmctld read locks, labeled by "
     "collector",
     MetricType::kGauge, {"collector"}};
+const FamilyDef kListWait{
+    "slurm_exporter_controller_list_wait_seconds",
+    "Part of the most recent lock hold spent waiting for job_list's own lock "
+    "behind one of slurmctld's own walks of it, labeled by collector",
+    MetricType::kGauge, {"collector"}};
 const FamilyDef kLockHoldTotal{
     "slurm_exporter_controller_lock_hold_seconds_total",
     "Total time collections held slurmctld read locks, labeled by collector",
@@ -109,13 +114,14 @@ void SelfMonitoring::CollectionFinished(double seconds, bool failed) {
 }
 
 void SelfMonitoring::LockUsed(std::string_view collector, double wait_seconds,
-                              double hold_seconds) {
+                              double hold_seconds, double list_wait_seconds) {
   std::lock_guard lock(mu_);
   PerCollector& c = collectors_[std::string(collector)];
   c.locked = true;
   c.lock_wait = wait_seconds;
   c.lock_hold = hold_seconds;
   c.lock_hold_total += hold_seconds;
+  c.list_wait = list_wait_seconds;
 }
 
 void SelfMonitoring::Rendered(double seconds, const WriteStats& stats) {
@@ -151,6 +157,7 @@ void SelfMonitoring::AddFamilies(MetricSet& set) const {
   Family& lock_wait = set.Add(kLockWait);
   Family& lock_hold = set.Add(kLockHold);
   Family& lock_hold_total = set.Add(kLockHoldTotal);
+  Family& list_wait = set.Add(kListWait);
   for (const auto& [name, c] : collectors_) {
     const std::string_view label[] = {arena.Store(name)};
     if (c.ran) duration.Add(label, c.duration);
@@ -161,6 +168,7 @@ void SelfMonitoring::AddFamilies(MetricSet& set) const {
       lock_wait.Add(label, c.lock_wait);
       lock_hold.Add(label, c.lock_hold);
       lock_hold_total.Add(label, c.lock_hold_total);
+      list_wait.Add(label, c.list_wait);
     }
   }
 }

@@ -23,7 +23,7 @@ class SelfMonitoring {
   void CollectionFinished(double seconds, bool failed);
   // How long a collection waited for and then held slurmctld's locks.
   void LockUsed(std::string_view collector, double wait_seconds,
-                double hold_seconds);
+                double hold_seconds, double list_wait_seconds = 0);
   void Rendered(double seconds, const WriteStats& stats);
 
   // One request to the main /metrics; `exported` is the series count of
@@ -44,6 +44,7 @@ class SelfMonitoring {
     double lock_wait = 0;
     double lock_hold = 0;
     double lock_hold_total = 0;
+    double list_wait = 0;
   };
   mutable std::mutex mu_;
   std::map<std::string, PerCollector, std::less<>> collectors_;

@@ -202,7 +202,8 @@ void Collector::RunTask(const Task& task) {
   }
   const std::string_view name = def.name;
   if (timing.used)
-    monitoring_.LockUsed(name, timing.wait_seconds, timing.hold_seconds);
+    monitoring_.LockUsed(name, timing.wait_seconds, timing.hold_seconds,
+                         timing.list_wait_seconds);
   const bool failed = !result;
   if (failed) {
     LogError("collector " + std::string(name) + " failed: " +

@@ -16,6 +16,10 @@ struct LockTiming {
   bool used = false;
   double wait_seconds = 0;
   double hold_seconds = 0;
+  // The part of hold_seconds spent waiting, with the read locks held, for
+  // job_list's own lock: slurmctld's native metrics paths walk job_list
+  // under it (list_for_each_ro) while our slice's list_next() wants it.
+  double list_wait_seconds = 0;
 };
 
 class Source {

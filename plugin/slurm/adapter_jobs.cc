@@ -390,6 +390,8 @@ std::shared_ptr<JobSnapshot> ControllerSource::CollectJobs(LockTiming& timing,
   const auto slice = slurmctld_primary ? std::chrono::milliseconds(2)
                                        : std::chrono::milliseconds::max();
   constexpr int kBatch = 64;  // jobs taken from the list at a time
+  // 64 uncontended list_next() calls take microseconds; longer is a wait.
+  constexpr auto kListWaited = std::chrono::microseconds(500);
   constexpr int kAhead = 8;   // prefetch distance, in jobs
   SlurmListIterator it = nullptr;
   slurmctld_lock_t locks = {};
@@ -417,13 +419,26 @@ std::shared_ptr<JobSnapshot> ControllerSource::CollectJobs(LockTiming& timing,
     const auto deadline = slice == std::chrono::milliseconds::max()
                               ? TimedLock::Clock::time_point::max()
                               : lock.acquired() + slice;
+    bool list_waited = false;
     try {
       do {
         job_record_t* batch[kBatch];
         int got = 0;
+        // list_next() takes job_list's own lock for writing. slurmctld's
+        // metrics paths (25.11+) hold it for reading through a whole walk
+        // of job_list: then we wait here with the read locks held. The
+        // wait is reported apart (hold = wait + copying, as uprobes see
+        // it), and the slice ends right after it, so that a writer queued
+        // behind the native walk does not also wait for the rest of ours.
+        const auto listed = TimedLock::Clock::now();
         while (got < kBatch &&
                (batch[got] = static_cast<job_record_t*>(list_next(it))))
           ++got;
+        const auto list_time = TimedLock::Clock::now() - listed;
+        if (list_time > kListWaited) {
+          timing.list_wait_seconds += std::chrono::duration<double>(list_time).count();
+          list_waited = true;
+        }
         for (int i = 0; i < std::min(got, kAhead); ++i) PrefetchRecord(batch[i]);
         for (int i = 0; i < got; ++i) {
           if (i + kAhead < got) PrefetchRecord(batch[i + kAhead]);
@@ -436,7 +451,7 @@ std::shared_ptr<JobSnapshot> ControllerSource::CollectJobs(LockTiming& timing,
           ++count;
         }
         more = got == kBatch;
-      } while (more && TimedLock::Clock::now() < deadline);
+      } while (more && !list_waited && TimedLock::Clock::now() < deadline);
     } catch (...) {
       list_iterator_destroy(it);  // under the lock, then fail the run
       throw;

@@ -101,5 +101,24 @@ TEST(SelfMonitoring, OpenMetricsFamiliesAreDistinct) {
             std::string::npos);
 }
 
+// A hold that waited for job_list behind a native walk says how much of it
+// was that wait; the hold itself stays whole, as the uprobe trace sees it.
+TEST(SelfMonitoring, ListWaitIsReportedApartFromTheHold) {
+  SelfMonitoring m;
+  m.LockUsed("jobs", 0.0001, 0.5375, 0.5312);
+  m.LockUsed("nodes", 0.0002, 0.004);
+  MetricSet set;
+  m.AddFamilies(set);
+  const std::string text = testing::Render(set);
+  EXPECT_EQ(testing::Samples(text, "slurm_exporter_controller_list_wait_seconds"),
+            (std::vector<std::string>{
+                "slurm_exporter_controller_list_wait_seconds{collector=\"jobs\"} 0.5312",
+                "slurm_exporter_controller_list_wait_seconds{collector=\"nodes\"} 0"}));
+  EXPECT_EQ(testing::Samples(text, "slurm_exporter_controller_last_lock_hold_seconds"),
+            (std::vector<std::string>{
+                "slurm_exporter_controller_last_lock_hold_seconds{collector=\"jobs\"} 0.5375",
+                "slurm_exporter_controller_last_lock_hold_seconds{collector=\"nodes\"} 0.004"}));
+}
+
 }  // namespace
 }  // namespace sm
