@@ -64,6 +64,11 @@ const FamilyDef kRenderDuration{
     "slurm_exporter_render_duration_seconds",
     "Duration of the most recent rendering of the cached metric bodies",
     MetricType::kGauge, {}};
+const FamilyDef kCachedBytes{
+    "slurm_exporter_cached_body_bytes",
+    "Bytes of the metric bodies (plain and gzip) kept rendered after each "
+    "collection: those asked for lately",
+    MetricType::kGauge, {}};
 const FamilyDef kSeriesDropped{
     "slurm_exporter_duplicate_series_dropped_total",
     "Series dropped because another series of the family had the same labels",
@@ -132,6 +137,11 @@ void SelfMonitoring::Rendered(double seconds, const WriteStats& stats) {
   labels_truncated_ += stats.labels_truncated;
 }
 
+void SelfMonitoring::CachedBodies(uint64_t bytes) {
+  std::lock_guard lock(mu_);
+  cached_bytes_ = bytes;
+}
+
 void SelfMonitoring::MetricsRequest(uint64_t exported) {
   std::lock_guard lock(mu_);
   ++requests_;
@@ -147,6 +157,7 @@ void SelfMonitoring::AddFamilies(MetricSet& set) const {
   set.Add(kRequests).Add(kNoLabels, requests_);
   set.Add(kExported).Add(kNoLabels, exported_);
   set.Add(kRenderDuration).Add(kNoLabels, render_duration_);
+  set.Add(kCachedBytes).Add(kNoLabels, cached_bytes_);
   set.Add(kSeriesDropped).Add(kNoLabels, duplicates_dropped_);
   set.Add(kUtf8Repaired).Add(kNoLabels, utf8_repaired_);
   set.Add(kLabelsTruncated).Add(kNoLabels, labels_truncated_);

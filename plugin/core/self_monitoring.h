@@ -25,6 +25,8 @@ class SelfMonitoring {
   void LockUsed(std::string_view collector, double wait_seconds,
                 double hold_seconds, double list_wait_seconds = 0);
   void Rendered(double seconds, const WriteStats& stats);
+  // Bytes of the bodies (and their gzip forms) a tick keeps rendering.
+  void CachedBodies(uint64_t bytes);
 
   // One request to the main /metrics; `exported` is the series count of
   // the body served.
@@ -54,6 +56,7 @@ class SelfMonitoring {
   uint64_t requests_ = 0;
   uint64_t exported_ = 0;
   double render_duration_ = 0;
+  uint64_t cached_bytes_ = 0;
   uint64_t duplicates_dropped_ = 0;
   uint64_t utf8_repaired_ = 0;
   uint64_t labels_truncated_ = 0;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <csignal>
 #include <ctime>
+#include <limits>
 
 #include "log.h"
 #include "thread_util.h"
@@ -51,8 +52,17 @@ Collector::Collector(Source& source, CollectorOptions options,
   if (!options_.monotonic_now) options_.monotonic_now = SteadySeconds;
   if (!options_.unix_now) options_.unix_now = UnixSeconds;
   if (options_.max_inflight < 1) options_.max_inflight = 1;
+  // Rendering a 47 MB body nobody fetches cost a 50,000-job controller more
+  // CPU than collecting; a scraper a few intervals apart keeps its body warm.
+  const double interval =
+      std::chrono::duration<double>(options_.interval).count();
+  keep_seconds_ = std::max(3 * interval, 120.0);
+  asked_.fill(-std::numeric_limits<double>::infinity());
+  gzip_asked_.fill(-std::numeric_limits<double>::infinity());
+  // The carrier's own paths are warm from the start, as if just asked for.
+  const double now = options_.monotonic_now();
   for (Endpoint e : options_.endpoints)
-    wanted_[Slot(e, View::kFull, Format::kText)] = true;
+    asked_[Slot(e, View::kFull, Format::kText)] = now;
 }
 
 Collector::~Collector() { Stop(); }
@@ -289,10 +299,12 @@ void Collector::RenderAll(uint64_t epoch) {
   std::array<size_t, kSlots> previous_size{};
   {
     std::lock_guard lock(mu_);
-    wanted = wanted_;
-    gzip = gzip_wanted_;
-    for (size_t i = 0; i < bodies_.size(); ++i)
+    const double now = options_.monotonic_now();
+    for (size_t i = 0; i < bodies_.size(); ++i) {
+      wanted[i] = now - asked_[i] <= keep_seconds_;
+      gzip[i] = wanted[i] && now - gzip_asked_[i] <= keep_seconds_;
       if (bodies_[i]) previous_size[i] = bodies_[i]->text().size();
+    }
   }
   std::array<std::shared_ptr<const Body>, kSlots> fresh;
   // The gauge covers the whole pass: every wanted endpoint and format, and
@@ -325,14 +337,24 @@ void Collector::RenderAll(uint64_t epoch) {
     if (fresh[i] && gzip[i]) fresh[i]->gzipped();
   }
   if (rendered) monitoring_.Rendered(options_.monotonic_now() - t0, stats);
-  std::lock_guard lock(mu_);
-  // Deactivate() bumps the epoch before it clears the bodies under mu_:
-  // either we see the bump here, or it clears what we publish.
-  if (epoch != epoch_.load()) return;
-  for (size_t i = 0; i < fresh.size(); ++i) {
-    if (fresh[i]) bodies_[i] = std::move(fresh[i]);
+  uint64_t cached_bytes = 0;
+  {
+    std::lock_guard lock(mu_);
+    // Deactivate() bumps the epoch before it clears the bodies under mu_:
+    // either we see the bump here, or it clears what we publish.
+    if (epoch != epoch_.load()) return;
+    for (size_t i = 0; i < fresh.size(); ++i) {
+      // Not asked for lately: dropped (a scrape still sending it keeps its
+      // own reference).
+      bodies_[i] = wanted[i] ? std::move(fresh[i]) : nullptr;
+      if (bodies_[i]) {
+        cached_bytes += bodies_[i]->text().size();
+        if (gzip[i]) cached_bytes += bodies_[i]->gzipped().size();
+      }
+    }
+    ready_ = true;
   }
-  ready_ = true;
+  monitoring_.CachedBodies(cached_bytes);
 }
 
 std::shared_ptr<const Body> Collector::Get(Endpoint e, Format f, View view,
@@ -343,14 +365,15 @@ std::shared_ptr<const Body> Collector::Get(Endpoint e, Format f, View view,
   const size_t slot = Slot(e, view, f);
   {
     std::lock_guard lock(mu_);
-    wanted_[slot] = true;
-    gzip_wanted_[slot] |= gzip;
+    const double now = options_.monotonic_now();
+    asked_[slot] = now;
+    if (gzip) gzip_asked_[slot] = now;
     if (bodies_[slot]) return bodies_[slot];
     if (!ready_) return Body::Empty();
   }
-  // First request for this format: render it now from the current state
-  // (our own locks only; slurmctld's are never taken here). From now on
-  // RenderAll keeps it fresh.
+  // Not rendered: render it now from the current state (our own locks
+  // only; slurmctld's are never taken here). From now on RenderAll keeps it
+  // fresh while it is asked for.
   std::array<bool, 2> formats{};
   formats[slot % 2] = true;
   std::array<std::shared_ptr<const Body>, 2> bodies;

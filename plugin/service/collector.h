@@ -73,9 +73,11 @@ class Collector {
 
   // The latest body for an endpoint and format; an empty body before the
   // first successful collection (Soperator serves an empty 200 then too).
-  // A format nobody asked for yet is rendered on first request.
-  // `gzip` marks the body as wanted compressed: later renders compress it
-  // eagerly on the collector thread instead of on a scrape.
+  // A body not rendered (never asked for, or not for a while) is rendered
+  // on this request, from the cached state. Once asked for, every tick
+  // renders it again, for as long as it is asked for at least every
+  // max(3 collection intervals, 2 minutes). `gzip` marks it as wanted
+  // compressed: ticks then compress it too, instead of a scrape.
   std::shared_ptr<const Body> Get(Endpoint e, Format f, View view,
                                   bool gzip = false);
 
@@ -160,11 +162,17 @@ class Collector {
   std::atomic<PrivateData> configured_{0};  // PrivateData as last logged
 
   // Published bodies by endpoint, view and format (Slot()); nullptr = not
-  // rendered yet. Guarded by mu_, like wanted_ and gzip_wanted_.
+  // rendered (yet, or no longer). Guarded by mu_, like asked_ and
+  // gzip_asked_.
   static constexpr size_t kSlots = kEndpointCount * 2 * 2;
   std::array<std::shared_ptr<const Body>, kSlots> bodies_;
-  std::array<bool, kSlots> wanted_{};
-  std::array<bool, kSlots> gzip_wanted_{};
+  // When each body was last asked for (monotonic seconds; -inf: never),
+  // plain and gzip. A tick renders (and compresses) only what was asked
+  // for within keep_seconds_; the rest is dropped, and rendered again on
+  // the request that next asks for it.
+  std::array<double, kSlots> asked_;
+  std::array<double, kSlots> gzip_asked_;
+  double keep_seconds_;
   bool ready_ = false;
 };
 

@@ -308,6 +308,47 @@ TEST(Collector, RendersOpenMetricsOnDemand) {
   EXPECT_TRUE(om.ends_with("# EOF\n"));
 }
 
+// A body is rendered after each collection only while someone asks for it:
+// at least every max(3 intervals, 2 minutes). Otherwise it is dropped, and
+// the next request renders it from the cached state.
+TEST(Collector, RendersOnlyWhatWasAskedForLately) {
+  FakeSource src;
+  SelfMonitoring mon;
+  double now = 0;
+  CollectorOptions o = Options();
+  o.endpoints = {};
+  o.interval = std::chrono::seconds(10);  // keeps for 120 s, not 30
+  o.monotonic_now = [&now] { return now; };
+  Collector c(src, o, mon);
+  const auto cached = [&] {
+    return Samples(Monitoring(mon), "slurm_exporter_cached_body_bytes");
+  };
+  c.CollectOnce();
+  EXPECT_EQ(cached(), V{"slurm_exporter_cached_body_bytes 0"});
+  const auto first = c.Get(Endpoint::kNodes, Format::kText, View::kFull, /*gzip=*/true);
+  ASSERT_NE(first->text(), "");
+
+  now = 100;
+  c.CollectOnce();  // asked 100 s ago: rendered and compressed again
+  const auto second = c.Get(Endpoint::kNodes, Format::kText, View::kFull);
+  EXPECT_NE(second.get(), first.get());
+  EXPECT_EQ(cached(), V{"slurm_exporter_cached_body_bytes " +
+                        std::to_string(second->text().size() + second->gzipped().size())});
+
+  now = 215;  // last asked at 100, with gzip at 0
+  c.CollectOnce();
+  EXPECT_EQ(cached(), V{"slurm_exporter_cached_body_bytes " +
+                        std::to_string(c.Get(Endpoint::kNodes, Format::kText, View::kFull)->text().size())});
+
+  now = 342;  // last asked at 215
+  c.CollectOnce();
+  EXPECT_EQ(cached(), V{"slurm_exporter_cached_body_bytes 0"});
+  // Asked for again: rendered on the spot, from the last collection.
+  const auto later = c.Get(Endpoint::kNodes, Format::kText, View::kFull);
+  EXPECT_EQ(later->text(), second->text());
+  EXPECT_NE(later.get(), second.get());
+}
+
 // ---- HTTP -----------------------------------------------------------------
 
 struct Reply {
