@@ -15,6 +15,12 @@ Prints one table; see docs/performance.md.
 
     bench/controller_bench.py                     # full size, ~15 minutes
     bench/controller_bench.py --quick             # 1,000 nodes, 5,000 jobs
+    bench/controller_bench.py --metrics-type --slurm-prefix PREFIX \
+        --plugin BUILD/plugin/slurm/metrics_soperator.so   # Slurm 25.11+
+
+--metrics-type measures slurmctld's own port instead (metrics/openmetrics
+against metrics/soperator, bench/ctld_paths.py), on a Slurm 25.11 or later
+installed under PREFIX (~30 minutes).
 
 Needs root (tracefs, job submission for other uids), Slurm 24.11.5 built by
 scripts/slurm-build.sh, the plugin built in build-24.11.5, wrk and cc.
@@ -234,6 +240,7 @@ class Controller:
         self.monitoring_port = free_port()
         self.proc = None
         self.pid = None
+        self.metrics_type = None  # MetricsType= (25.11+), or none
 
     def bin(self, name):
         return os.path.join(self.prefix, "bin", name)
@@ -280,6 +287,8 @@ class Controller:
         ]
         if plugin:
             lines.append("JobSubmitPlugins=soperator")
+        if self.metrics_type:
+            lines.append(f"MetricsType={self.metrics_type}")
         lines += [
             # A port nobody listens on: defined, never registered.
             f"NodeName={rng(1, n)} NodeAddr=127.0.0.1 Port={self.port + 2} "
@@ -335,6 +344,10 @@ class Controller:
     def url(self, path="/metrics"):
         return f"http://127.0.0.1:{self.metrics_port}{path}"
 
+    def ctld_url(self, path):
+        """slurmctld's own port (HTTP on 25.11+)."""
+        return f"http://127.0.0.1:{self.port}{path}"
+
     def monitoring(self):
         _, body = http_get(f"http://127.0.0.1:{self.monitoring_port}/metrics", timeout=10)
         return parse_flat(body.decode())
@@ -382,10 +395,12 @@ class LockTracer:
     LINE = re.compile(
         r"^\s*.+?-(\d+)\s+\(\s*([\d-]+)\)\s+\[\d+\]\s+\S+\s+([\d.]+): "
         r"(lock_e|lock_r|unlock_e): \([^)]*\)\s*"
-        r"(?:conf=(\d+) job=(\d+) node=(\d+) part=(\d+) fed=(\d+) )?"
+        r"(?:conf=(\d+) job=(\d+) node=(\d+) part=(\d+) fed=(\d+) (?:sel=(\d+) )?)?"
         r'comm="(.*)"\s*$')
 
-    def __init__(self, slurmctld, out_path):
+    def __init__(self, slurmctld, out_path, select_node=False):
+        # 26.05's slurmctld_lock_t has a sixth level, select_node.
+        self.select_node = select_node
         self.binary = slurmctld
         self.out_path = out_path
         self.instance = os.path.join(TRACEFS, "instances", f"{UPROBE_GROUP}-{os.getpid()}")
@@ -431,6 +446,8 @@ class LockTracer:
         # levels sit above the return address.
         levels = ("conf=+8(%sp):u32 job=+12(%sp):u32 node=+16(%sp):u32 "
                   "part=+20(%sp):u32 fed=+24(%sp):u32")
+        if self.select_node:
+            levels += " sel=+28(%sp):u32"
         defs = [
             ("lock_e", f"p:{UPROBE_GROUP}/lock_e {self.binary}:{lock:#x} {levels} comm=$comm:string"),
             ("lock_r", f"r:{UPROBE_GROUP}/lock_r {self.binary}:{lock:#x} comm=$comm:string"),
@@ -481,9 +498,9 @@ class LockTracer:
                 if not tg.isdigit() or int(tg) != tgid:
                     foreign += 1
                     continue
-                comm = m.group(10)
+                comm = m.group(11)
                 if ev == "lock_e":
-                    locks = tuple(int(m.group(i)) for i in range(5, 10))
+                    locks = tuple(int(m.group(i)) for i in range(5, 11) if m.group(i) is not None)
                     open_by_tid[tid] = {"tid": tid, "comm": comm, "locks": locks,
                                         "t_req": ts, "t_acq": None, "t_rel": None}
                 elif ev == "lock_r":
@@ -499,7 +516,7 @@ class LockTracer:
         return uses, foreign
 
 
-LOCK_NAMES = ("conf", "job", "node", "part", "fed")
+LOCK_NAMES = ("conf", "job", "node", "part", "fed", "select_node")
 
 
 def lock_text(locks):
@@ -717,6 +734,7 @@ class GaugeSampler:
         "hold_nodes": 'slurm_exporter_controller_last_lock_hold_seconds{collector="nodes"}',
         "wait_jobs": 'slurm_exporter_controller_lock_wait_seconds{collector="jobs"}',
         "wait_nodes": 'slurm_exporter_controller_lock_wait_seconds{collector="nodes"}',
+        "list_wait_jobs": 'slurm_exporter_controller_list_wait_seconds{collector="jobs"}',
         "collector_jobs": 'slurm_exporter_collector_duration_seconds{collector="jobs"}',
         "collector_nodes": 'slurm_exporter_collector_duration_seconds{collector="nodes"}',
         "collector_diag": 'slurm_exporter_collector_duration_seconds{collector="diag"}',
@@ -955,6 +973,10 @@ def report(R):
 
 # ------------------------------------------------------------------- main
 
+def on_term(signum, frame):
+    raise KeyboardInterrupt
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -985,11 +1007,18 @@ def main():
     ap.add_argument("--quick", action="store_true",
                     help="1,000 nodes, 5,000 jobs, short phases (development)")
     ap.add_argument("--json", help="also write the raw results here")
+    ap.add_argument("--metrics-type", action="store_true",
+                    help="Slurm 25.11+: slurmctld's own port with metrics/openmetrics and "
+                         "metrics/soperator (bench/ctld_paths.py); --slurm-prefix names the "
+                         "install, --plugin its metrics_soperator.so")
+    ap.add_argument("--overlap-seconds", type=int, default=60,
+                    help="--metrics-type: collector at 5 s against back-to-back /metrics/jobs")
     args = ap.parse_args()
     if args.quick:
         args.nodes, args.jobs = 1000, 5000
         args.idle_seconds, args.submit_seconds, args.wrk_seconds = 15, 15, 5
         args.settle_seconds, args.wait_quiet = 5, 0
+        args.overlap_seconds = 15
     if os.geteuid() != 0:
         sys.exit("controller_bench.py needs root (tracefs, submitting as other uids)")
     for tool in ("wrk", "cc", "curl", "nm", "readelf", "useradd"):
@@ -999,6 +1028,13 @@ def main():
         sys.exit(f"no Slurm in {args.slurm_prefix}: run scripts/slurm-build.sh 24.11.5")
     if not os.path.exists(args.plugin):
         sys.exit(f"no plugin at {args.plugin}: build build-24.11.5 first")
+    if args.metrics_type:
+        if not os.path.basename(args.plugin).startswith("metrics_"):
+            sys.exit("--metrics-type needs --plugin .../metrics_soperator.so")
+        import ctld_paths
+        signal.signal(signal.SIGTERM, on_term)
+        print(ctld_paths.report(ctld_paths.run(args)))
+        return
 
     R = {"args": vars(args), "date": time.strftime("%Y-%m-%d %H:%M %Z"),
          "machine": f"{os.cpu_count()} cores, Linux {os.uname().release}"}
@@ -1030,8 +1066,6 @@ def main():
     R["cpu"] = {}
     mem = R["memory"] = {}
 
-    def on_term(signum, frame):
-        raise KeyboardInterrupt
     signal.signal(signal.SIGTERM, on_term)
 
     def settle(since):

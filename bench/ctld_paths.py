@@ -1,0 +1,329 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""controller_bench.py --metrics-type: slurmctld's own port (Slurm 25.11+).
+
+One controller (10,000 never-registered nodes, 50,000 held jobs of 25
+users), its state saved once, then started from that state three times:
+
+  native:  MetricsType=metrics/openmetrics (Slurm's plugin)
+  ours:    MetricsType=metrics/soperator, CollectionInterval=30s
+  overlap: MetricsType=metrics/soperator, CollectionInterval=5s, while one
+           client scrapes slurmctld's /metrics/jobs back to back
+
+and measures per scrape of each path on slurmctld's port (12 scrapes, one
+at a time): wall time, the controller locks the request path took
+(uprobes: lock uses of slurmctld's worker threads during the scrape), and
+slurmctld's CPU beyond its idle rate; idle CPU and RSS; job submission
+latency (20 submits/s for 60 s) quiet and while one client scrapes a path
+back to back; and in the overlap run, our collector's hold as its gauge
+reports it against the uprobe trace, and how much of each hold of ours a
+native walk did not explain.
+"""
+
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import time
+
+import controller_bench as cb
+
+NATIVE_PATHS = ["/metrics/jobs", "/metrics/partitions", "/metrics/jobs-users-accts",
+                "/metrics/nodes", "/metrics/scheduler"]
+OUR_PATHS = ["/metrics/soperator", "/metrics/soperator/jobs"]
+SCRAPES = 12
+
+
+def slurm_version(prefix):
+    out = subprocess.run([os.path.join(prefix, "sbin", "slurmctld"), "-V"],
+                         capture_output=True, text=True).stdout.split()
+    return out[-1] if out else "?"
+
+
+def scrape_series(url, n, gzip=False):
+    """n sequential scrapes: [(t0, t1, status, bytes)] on CLOCK_MONOTONIC."""
+    headers = {"Accept-Encoding": "gzip"} if gzip else {}
+    out = []
+    for _ in range(n):
+        t0 = time.monotonic()
+        try:
+            status, body = cb.http_get(url, headers=headers, timeout=120)
+        except Exception as e:  # noqa: BLE001 - an HTTP error is a result too
+            status, body = getattr(e, "code", 0), b""
+        out.append((t0, time.monotonic(), status, len(body)))
+    return out
+
+
+def worker_locks(uses, t0, t1):
+    """slurmctld's worker threads' lock uses that started within [t0, t1]:
+    a scrape's request path (nothing else sends RPCs meanwhile)."""
+    return [u for u in uses if t0 <= u["t_req"] <= t1 and u["comm"].startswith("worker")]
+
+
+def path_result(uses, scrapes, cpu, idle_per_s):
+    per_hold, per_calls, kinds = [], [], {}
+    for t0, t1, _, _ in scrapes:
+        lk = worker_locks(uses, t0, t1)
+        per_calls.append(len(lk))
+        per_hold.append(sum(e - s for s, e in cb.union([(u["t_acq"], u["t_rel"]) for u in lk])))
+        for u in lk:
+            kinds[cb.lock_text(u["locks"])] = kinds.get(cb.lock_text(u["locks"]), 0) + 1
+    walls = [t1 - t0 for t0, t1, _, _ in scrapes]
+    extra_cpu = max(0.0, cpu["process"] - idle_per_s * cpu["seconds"])
+    return {"wall": statistics.median(walls), "wall_max": max(walls),
+            "hold": statistics.median(per_hold), "hold_max": max(per_hold),
+            "lock_calls": sum(per_calls), "locks": kinds,
+            "cpu_per_scrape": extra_cpu / len(scrapes),
+            "status": sorted({s for _, _, s, _ in scrapes}),
+            "bytes": scrapes[-1][3]}
+
+
+def measure_paths(ctl, tracer, paths, idle_per_s, gzip_too=()):
+    """Each path SCRAPES times under uprobes; -> {label: result}."""
+    tracer.setup()
+    runs = []
+    for p in paths:
+        for gz in ([False, True] if p in gzip_too else [False]):
+            label = p + (" (gzip)" if gz else "")
+            cb.log(f"  {label}: {SCRAPES} scrapes")
+            w = cb.CpuWindow(ctl.pid)
+            s = scrape_series(ctl.ctld_url(p), SCRAPES, gz)
+            runs.append((label, s, w.end()))
+            time.sleep(1)
+    tracer.stop()
+    uses, _ = tracer.parse(ctl.pid)
+    return {label: path_result(uses, s, cpu, idle_per_s) for label, s, cpu in runs}
+
+
+def submit_under(exe, ctl, args, url, name, gzip=False):
+    """Submit latency while one client scrapes `url` back to back (wrk -c 1);
+    url None: quiet."""
+    load = None
+    if url:
+        c = ["wrk", "-t", "1", "-c", "1", "-d", f"{args.submit_seconds + 8}s",
+             "--timeout", "120s"]
+        if gzip:
+            c += ["-H", "Accept-Encoding: gzip"]
+        load = subprocess.Popen(c + [url], stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, text=True)
+        time.sleep(3)
+    try:
+        res = cb.submit(exe, ctl, args, "--rate", str(args.submit_rate),
+                        "--duration", str(args.submit_seconds), "--name", name)
+    finally:
+        if load:
+            out, _ = load.communicate()
+            m = re.search(r"(\d+) requests in", out)
+            res["scrapes"] = int(m.group(1)) if m else None
+    return res
+
+
+def idle(ctl, seconds):
+    w = cb.idle_window(ctl, seconds)
+    return {"cpu_per_s": w["process"] / w["seconds"], "ours_per_s": w["ours"] / w["seconds"],
+            "rss": cb.rss_bytes(ctl.pid)}
+
+
+def overlap_check(uses, gauges, t0, t1):
+    """Our holds (sm-* threads) against native walks (worker threads holding
+    the job lock) and against our gauges."""
+    ours = [u for u in uses if t0 <= u["t_req"] <= t1 and cb.is_ours(u["comm"])]
+    native = cb.union([(u["t_acq"], u["t_rel"]) for u in uses
+                       if t0 <= u["t_req"] <= t1 and u["comm"].startswith("worker")
+                       and u["locks"][1] > 0])
+    starts = [s for s, _ in native]
+    excess = []
+    for u in ours:
+        hold = u["t_rel"] - u["t_acq"]
+        # The part of our hold a native walk explains: while we held the
+        # read locks, a worker held them too, walking job_list.
+        covered = cb.overlap(u["t_acq"], u["t_rel"], native, starts)
+        excess.append(max(0.0, hold - covered))
+    # The job copy is the hold with the federation lock (the node copy
+    # takes conf, job, node and part only); all our workers are sm-collector.
+    jobs_threads = [u for u in ours if len(u["locks"]) > 4 and u["locks"][4] > 0]
+    ticks, cur = [], []
+    for u in sorted(jobs_threads, key=lambda u: u["t_acq"]):
+        if cur and u["t_acq"] - cur[0]["t_acq"] > 2.0:
+            ticks.append(cur)
+            cur = []
+        cur.append(u)
+    if cur:
+        ticks.append(cur)
+    trace_holds = [sum(u["t_rel"] - u["t_acq"] for u in t) for t in ticks]
+    longest = max(ours, key=lambda u: u["t_rel"] - u["t_acq"], default=None)
+    return {"our_lock_uses": len(ours), "native_walks": len(native),
+            "max_hold": (longest["t_rel"] - longest["t_acq"]) if longest else None,
+            "max_excess": max(excess, default=0.0),
+            "trace_jobs_hold": {"median": cb.median(trace_holds), "max": max(trace_holds, default=None)},
+            "gauge_jobs_hold": gauges["hold_jobs"],
+            "gauge_jobs_list_wait": gauges.get("list_wait_jobs")}
+
+
+def run(args):
+    prefix = args.slurm_prefix
+    version = slurm_version(prefix)
+    R = {"args": vars(args), "version": version, "date": time.strftime("%Y-%m-%d %H:%M %Z"),
+         "machine": f"{os.cpu_count()} cores, Linux {os.uname().release}"}
+    R["quiet_before"] = (cb.wait_quiet(args.wait_quiet, args.quiet_load) if args.wait_quiet
+                         else cb.quiet_state())
+    if os.path.exists(args.workdir):
+        if (os.listdir(args.workdir)
+                and not os.path.exists(os.path.join(args.workdir, "etc", "slurm.conf"))):
+            raise SystemExit(f"{args.workdir} exists and is not ours")
+        shutil.rmtree(args.workdir)
+    os.makedirs(args.workdir)
+    plugin_dir = os.path.join(args.workdir, "plugins")
+    os.makedirs(plugin_dir)
+    plugin_so = os.path.join(plugin_dir, "metrics_soperator.so")
+    shutil.copy2(args.plugin, plugin_so)
+    exe = cb.build_submitter(prefix)
+    users = cb.Users(args.users, args.uid_base)
+    ctl = cb.Controller(args, args.workdir, plugin_so)
+    tracer = cb.LockTracer(os.path.join(prefix, "sbin", "slurmctld"),
+                           os.path.join(args.workdir, "trace.txt"),
+                           select_node=version >= "26.05")
+    state = os.path.join(args.workdir, "state")
+    saved = state + ".saved"
+
+    def restart(metrics_type, interval):
+        if os.path.exists(state):
+            shutil.rmtree(state)
+        shutil.copytree(saved, state, symlinks=True)
+        ctl.metrics_type = metrics_type
+        ctl.start(plugin=False, interval=interval)
+        t = time.monotonic()
+        if metrics_type == "metrics/soperator":
+            ctl.wait_ready()
+        left = t + args.settle_seconds - time.monotonic()
+        if left > 0:
+            time.sleep(left)
+
+    try:
+        users.ensure()
+        subprocess.run([os.path.join(cb.ROOT, "scripts", "test-cluster.sh"), "munge"], check=True)
+        cb.log(f"Slurm {version}: fresh slurmctld, {args.nodes} nodes; submitting {args.jobs} held jobs")
+        ctl.metrics_type = None
+        ctl.start(plugin=False, fresh=True)
+        R["bulk_submit"] = cb.submit(exe, ctl, args, "--count", str(args.jobs), "--threads", "8")
+        R["jobs_at_measure"] = ctl.job_count()
+        ctl.stop()
+        shutil.copytree(state, saved, symlinks=True)
+
+        for key, mtype, interval in (("native", "metrics/openmetrics", "30s"),
+                                     ("ours", "metrics/soperator", "30s")):
+            cb.log(f"{key}: MetricsType={mtype}")
+            restart(mtype, interval)
+            run_r = R[key] = {}
+            if mtype == "metrics/soperator":
+                # Ask for what a Prometheus scraping /metrics/soperator asks.
+                cb.http_get(ctl.ctld_url("/metrics/soperator"), timeout=120)
+                cb.http_get(ctl.ctld_url("/metrics/soperator"),
+                            headers={"Accept-Encoding": "gzip"}, timeout=120)
+            cb.log(f"{key}: idle {args.idle_seconds} s")
+            run_r["idle"] = idle(ctl, args.idle_seconds)
+            paths = NATIVE_PATHS + (OUR_PATHS if mtype == "metrics/soperator" else [])
+            run_r["paths"] = measure_paths(ctl, tracer, paths, run_r["idle"]["cpu_per_s"],
+                                           gzip_too=("/metrics/soperator",))
+            run_r["rss_after_scrapes"] = cb.rss_bytes(ctl.pid)
+            cb.log(f"{key}: submits, quiet")
+            run_r["submit_quiet"] = submit_under(exe, ctl, args, None, f"{key}-quiet")
+            loads = [("/metrics/jobs", False), ("/metrics/jobs-users-accts", False)]
+            if mtype == "metrics/soperator":
+                loads += [("/metrics/soperator", False), ("/metrics/soperator", True)]
+            run_r["submit_under"] = {}
+            for p, gz in loads:
+                label = p + (" (gzip)" if gz else "")
+                cb.log(f"{key}: submits while {label} is scraped back to back")
+                run_r["submit_under"][label] = submit_under(
+                    exe, ctl, args, ctl.ctld_url(p), f"{key}-{p.rsplit('/', 1)[-1]}", gz)
+            ctl.stop()
+
+        cb.log("overlap: MetricsType=metrics/soperator at 5 s while /metrics/jobs is scraped")
+        restart("metrics/soperator", "5s")
+        gs = cb.GaugeSampler(ctl)
+        tracer.setup()
+        load = subprocess.Popen(["wrk", "-t", "1", "-c", "1", "-d", f"{args.overlap_seconds}s",
+                                 "--timeout", "120s", ctl.ctld_url("/metrics/jobs")],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        t0 = time.monotonic()
+        gs.watch(args.overlap_seconds)
+        t1 = time.monotonic()
+        load.wait()
+        tracer.stop()
+        uses, _ = tracer.parse(ctl.pid)
+        R["overlap"] = overlap_check(uses, gs.summary(), t0, t1)
+        ctl.stop()
+        R["quiet_after"] = cb.quiet_state()
+    finally:
+        tracer.stop()
+        ctl.stop()
+        users.remove()
+    for path in [args.json, os.path.join(args.workdir, "results.json")]:
+        if path:
+            with open(path, "w") as f:
+                json.dump(R, f, indent=1, default=str)
+    return R
+
+
+def report(R):
+    a = R["args"]
+    lines = []
+    add = lines.append
+    qb, qa = R["quiet_before"], R["quiet_after"]
+    add(f"Slurm {R['version']} slurmctld, {a['nodes']:,} nodes (defined, never registered), "
+        f"{R['jobs_at_measure']:,} held jobs of {a['users']} users; {R['date']}, {R['machine']}; "
+        f"load average {qb['load1']} before, {qa['load1']} after"
+        + (f"; foreign processes: {' '.join(qb['busy'])}" if qb["busy"] else ""))
+    add("")
+    add(f"Per scrape of slurmctld's port ({SCRAPES} scrapes each, one at a time; median):")
+    add("")
+    add("| path | `metrics/openmetrics`: wall / lock held / slurmctld CPU | "
+        "`metrics/soperator`: wall / lock held / slurmctld CPU | request-path locks (ours) |")
+    add("|---|---|---|---|")
+    nat, our = R["native"]["paths"], R["ours"]["paths"]
+    for p in list(our):
+        n = nat.get(p)
+        o = our[p]
+        ncell = (f"{cb.fmt_ms(n['wall'])} / {cb.fmt_ms(n['hold'])} / {cb.fmt_ms(n['cpu_per_scrape'])}"
+                 if n else "—")
+        ocell = f"{cb.fmt_ms(o['wall'])} / {cb.fmt_ms(o['hold'])} / {cb.fmt_ms(o['cpu_per_scrape'])}"
+        locks = "; ".join(f"{k} ×{v}" for k, v in sorted(o["locks"].items())) or "none"
+        add(f"| `{p}` ({cb.fmt_bytes(o['bytes'])}) | {ncell} | {ocell} | "
+            f"{o['lock_calls']} `lock_slurmctld` calls in {SCRAPES} scrapes: {locks} |")
+    add("")
+    add("| submit latency, 20/s for 60 s | `metrics/openmetrics` | `metrics/soperator` |")
+    add("|---|---|---|")
+
+    def lat(res, quiet):
+        lm = res["latency_ms"]
+        return (f"median {lm['median']:.1f} ms ({lm['median'] / quiet['latency_ms']['median']:.2f}× quiet), "
+                f"p99 {lm['p99']:.0f} ms")
+    nq, oq = R["native"]["submit_quiet"], R["ours"]["submit_quiet"]
+    add(f"| quiet | median {nq['latency_ms']['median']:.1f} ms, p99 {nq['latency_ms']['p99']:.0f} ms | "
+        f"median {oq['latency_ms']['median']:.1f} ms, p99 {oq['latency_ms']['p99']:.0f} ms |")
+    for label in R["ours"]["submit_under"]:
+        n = R["native"]["submit_under"].get(label)
+        o = R["ours"]["submit_under"][label]
+        add(f"| one client scraping `{label}` back to back | "
+            f"{lat(n, nq) if n else '—'} | {lat(o, oq)} |")
+    add("")
+    ni, oi = R["native"]["idle"], R["ours"]["idle"]
+    add(f"Idle (60 s, no scrapes): slurmctld CPU {ni['cpu_per_s'] * 1e3:.1f} ms/s native, "
+        f"{oi['cpu_per_s'] * 1e3:.1f} ms/s ours at CollectionInterval=30s (our threads "
+        f"{oi['ours_per_s'] * 1e3:.1f} ms/s); RSS {cb.fmt_bytes(ni['rss'])} native, "
+        f"{cb.fmt_bytes(oi['rss'])} ours ({cb.fmt_bytes(R['ours']['rss_after_scrapes'])} after the scrapes).")
+    o = R["overlap"]
+    g, t = o["gauge_jobs_hold"], o["trace_jobs_hold"]
+    add("")
+    add(f"Our collector at 5 s while `/metrics/jobs` is scraped back to back "
+        f"({a['overlap_seconds']} s): jobs hold per collection, gauge median "
+        f"{cb.fmt_ms(g['median'])} / max {cb.fmt_ms(g['max'])}, uprobes median "
+        f"{cb.fmt_ms(t['median'])} / max {cb.fmt_ms(t['max'])}; {o['our_lock_uses']} holds of ours, "
+        f"longest {cb.fmt_ms(o['max_hold'])}, at most {cb.fmt_ms(o['max_excess'])} of a hold not "
+        f"spent behind a native walk ({o['native_walks']} native walks)"
+        + (f"; job_list wait (gauge) max {cb.fmt_ms(o['gauge_jobs_list_wait']['max'])}"
+           if o.get("gauge_jobs_list_wait") and o["gauge_jobs_list_wait"].get("max") is not None
+           else "") + ".")
+    return "\n".join(lines)
