@@ -13,8 +13,9 @@ PrivateData ControllerSource::HiddenFromUsers() {
   uint16_t raw;
   {
     std::lock_guard turn(our_lock_turn);
-    const slurmctld_lock_t conf_read = {READ_LOCK, NO_LOCK, NO_LOCK, NO_LOCK,
-                                        NO_LOCK};
+    // Zeroed, then named: 26.05 adds a sixth level (select_node).
+    slurmctld_lock_t conf_read = {};
+    conf_read.conf = READ_LOCK;
     lock_slurmctld(conf_read);
     raw = slurm_conf.private_data;
     unlock_slurmctld(conf_read);
