@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "log.h"
+#include "slurmctld_routes.h"
 #include "negotiation.h"
 #include "web_security.h"
 
@@ -138,6 +139,10 @@ static std::optional<Endpoint> ListenerEndpoint(std::string_view path, Carrier c
 }
 
 HttpResponse Exporter::ServeMain(const HttpRequest& req) {
+  if (const SoperatorPath* p = FindSoperatorPath(req.path)) {
+    if (!p->endpoint) return ServeSelfMonitoring(req);
+    return ServeEndpoint(*p->endpoint, req, *p->endpoint == Endpoint::kEverything);
+  }
   if (const auto e = ListenerEndpoint(req.path, carrier_))
     return ServeEndpoint(*e, req, req.path == "/metrics");
   const bool known = req.path == "/health" || req.path == "/livez" ||

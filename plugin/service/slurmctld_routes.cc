@@ -8,12 +8,7 @@
 namespace sm {
 namespace {
 
-struct Route {
-  std::string_view path;
-  std::optional<Endpoint> endpoint;  // nullopt: self-monitoring
-};
-
-constexpr Route kRoutes[] = {
+constexpr SoperatorPath kRoutes[] = {
     {"/metrics/soperator", Endpoint::kEverything},
     {"/metrics/soperator/nodes", Endpoint::kNodes},
     {"/metrics/soperator/jobs", Endpoint::kJobs},
@@ -69,22 +64,19 @@ bool Listed(std::string_view users, std::string_view user) {
 
 }  // namespace
 
-const std::vector<std::string_view>& SlurmctldRoutePaths() {
-  static const auto* paths = [] {
-    auto* v = new std::vector<std::string_view>;
-    for (const Route& r : kRoutes) v->push_back(r.path);
-    return v;
-  }();
-  return *paths;
+std::span<const SoperatorPath> SoperatorPaths() { return kRoutes; }
+
+const SoperatorPath* FindSoperatorPath(std::string_view path) {
+  for (const SoperatorPath& r : kRoutes) {
+    if (path == r.path) return &r;
+  }
+  return nullptr;
 }
 
 HttpResponse ServeSlurmctldRoute(Exporter& exporter, const HttpRequest& req,
                                  const SlurmctldSite& site,
                                  const std::function<SlurmctldCaller()>& authenticate) {
-  const Route* route = nullptr;
-  for (const Route& r : kRoutes) {
-    if (req.path == r.path) route = &r;
-  }
+  const SoperatorPath* route = FindSoperatorPath(req.path);
   if (!route) return SlurmctldError(404, req, "Unknown URL path");
 
   // _metrics_redirect_to_primary(): a standby backup has no data of its own.

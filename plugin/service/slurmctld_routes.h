@@ -9,21 +9,30 @@
 
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "endpoints.h"
 #include "http_types.h"
 
 namespace sm {
 
 class Exporter;
 
-// The paths we bind (GET and HEAD each): every family on the first, the
+// Our paths under /metrics/soperator: every family on the first, the
 // metrics/openmetrics groups (with Soperator's families where they have a
-// counterpart) on the next five, the slurm_exporter_* families on the last.
-const std::vector<std::string_view>& SlurmctldRoutePaths();
+// counterpart) on the next five, the slurm_exporter_* families on the last
+// (no endpoint). Bound on slurmctld's port (GET and HEAD each), and served
+// the same by our listener, so one scrape config fits either.
+struct SoperatorPath {
+  std::string_view path;
+  std::optional<Endpoint> endpoint;  // nullopt: self-monitoring
+};
+std::span<const SoperatorPath> SoperatorPaths();
+const SoperatorPath* FindSoperatorPath(std::string_view path);
 
 // The access rule of slurmctld's own /metrics/* routes, from its config.
 struct SlurmctldAccess {

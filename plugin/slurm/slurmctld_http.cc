@@ -249,8 +249,8 @@ void BindSlurmctldRoutes() {
     return;
   }
   g_api = a;
-  for (const std::string_view p : SlurmctldRoutePaths()) {
-    const std::string path(p);
+  for (const SoperatorPath& p : SoperatorPaths()) {
+    const std::string path(p.path);
     for (const int method : {abi::kGet, abi::kHead}) {
       // No on_fini and no path_arg: http_fini() has nothing of ours to
       // free, and our .so is never unloaded (-z nodelete).

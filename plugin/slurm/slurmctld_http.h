@@ -6,7 +6,7 @@
 
 namespace sm::slurm {
 
-// Binds GET and HEAD of every path in SlurmctldRoutePaths() on slurmctld's
+// Binds GET and HEAD of every path in SoperatorPaths() on slurmctld's
 // router. Call from the metrics carrier's init() only: slurmctld runs it on
 // its main thread while its listening sockets do not accept yet, so no
 // request can read the router while we add to it (docs/compat.md, "Our

@@ -18,8 +18,10 @@ pointed at a loopback cluster with the plugin loaded (JobSubmitPlugins):
 Only targets and intervals are substituted: slurmctld.example.com:8080 and
 :8081 become the plugin's two listeners, and slurmctld.example.com:6817
 (slurmctld's own port under MetricsType, Slurm 25.11+) becomes the plugin's
-listener too, which serves the same five paths with the same bodies on every
-release; intervals become 1s. Everything else is loaded verbatim.
+listener too, which serves the same /metrics/soperator paths with the same
+bodies on every release (slurmctld's side of them runs in the shim's
+slurmctld_routes.py); intervals become 1s. Everything else is loaded
+verbatim.
 
 usage: test_scrape_configs.py VERSION PLUGIN_DIR
 """
@@ -42,8 +44,6 @@ from common import (EXAMPLES, Cluster, Daemon, free_port, http_get,  # noqa: E40
 PLACEHOLDER = "slurmctld.example.com"
 SOPERATOR_CONTROLLER = {"app.kubernetes.io/name": "slurmcluster",
                         "app.kubernetes.io/component": "controller"}
-NATIVE_PATHS = ["/metrics/nodes", "/metrics/jobs", "/metrics/partitions",
-                "/metrics/scheduler", "/metrics/jobs-users-accts"]
 
 # What each file must deliver, as PromQL counts over the scraped data.
 EXPECT = {
@@ -63,6 +63,7 @@ EXPECT = {
         "count(slurm_partitions)": 1,
         "count(slurm_bf_active)": 1,
         "count(slurm_jobs)": 1,
+        "count(slurm_exporter_render_duration_seconds)": 1,
     },
 }
 
@@ -220,7 +221,8 @@ def check_kubernetes(c):
                         assert ep["path"] == "/metrics/scheduler", mr
                         assert mr["regex"] == "slurm_controller_.*", mr
             if obj["kind"] == "ServiceMonitor":
-                assert sorted(ep["path"] for ep in endpoints) == sorted(NATIVE_PATHS)
+                assert sorted(ep["path"] for ep in endpoints) == sorted(per_path), \
+                    f"{path}: not the paths of prometheus-metrics-type.yml"
             print(f"ok: {os.path.basename(path)}: {obj['kind']}, {len(endpoints)} endpoints answered")
 
 

@@ -471,6 +471,30 @@ TEST_F(ExporterHttp, RoutesAndFormats) {
   EXPECT_FALSE(ex.main_listener()->bound());
 }
 
+// The paths slurmctld's port serves on 25.11+ are ours too, with the same
+// bodies: one scrape config fits either server.
+TEST_F(ExporterHttp, SoperatorPathsOnTheListener) {
+  Exporter ex(src_, config_, Carrier::kJobSubmit);
+  ex.Start();
+  const int port = ex.main_listener()->port();
+  ASSERT_GT(port, 0);
+  for (int i = 0; i < 200 && !ex.collector().Ready(); ++i)
+    std::this_thread::sleep_for(10ms);
+  Reply r = Get(port, "/metrics/soperator");
+  EXPECT_NE(r.head.find("HTTP/1.1 200"), std::string::npos);
+  // Everything: Soperator's node family and Slurm's.
+  EXPECT_EQ(Samples(r.body, "slurm_node_cpus_total"),
+            V{"slurm_node_cpus_total{node_name=\"n1\"} 4"});
+  EXPECT_EQ(Samples(r.body, "slurm_node_cpus"), V{"slurm_node_cpus{node=\"n1\"} 4"});
+  r = Get(port, "/metrics/soperator/nodes");
+  EXPECT_EQ(Samples(r.body, "slurm_node_cpus"), V{"slurm_node_cpus{node=\"n1\"} 4"});
+  EXPECT_EQ(Samples(r.body, "slurm_job_info"), V{});
+  r = Get(port, "/metrics/soperator/monitoring");
+  EXPECT_EQ(Samples(r.body, "slurm_exporter_metrics_requests_total"),
+            V{"slurm_exporter_metrics_requests_total 1"});
+  ex.Stop();
+}
+
 TEST_F(ExporterHttp, BusyPortIsRetriedInTheBackground) {
   // Occupy a port, start the exporter on it, free it: the listener binds.
   const int fd = socket(AF_INET, SOCK_STREAM, 0);

@@ -88,12 +88,14 @@ class SlurmctldRoutes : public ::testing::Test {
 };
 
 TEST_F(SlurmctldRoutes, BindsSevenPaths) {
-  EXPECT_EQ(SlurmctldRoutePaths(),
-            (std::vector<std::string_view>{
-                "/metrics/soperator", "/metrics/soperator/nodes",
-                "/metrics/soperator/jobs", "/metrics/soperator/partitions",
-                "/metrics/soperator/scheduler", "/metrics/soperator/jobs-users-accts",
-                "/metrics/soperator/monitoring"}));
+  std::vector<std::string_view> paths;
+  for (const SoperatorPath& p : SoperatorPaths()) paths.push_back(p.path);
+  EXPECT_EQ(paths, (std::vector<std::string_view>{
+                       "/metrics/soperator", "/metrics/soperator/nodes",
+                       "/metrics/soperator/jobs", "/metrics/soperator/partitions",
+                       "/metrics/soperator/scheduler",
+                       "/metrics/soperator/jobs-users-accts",
+                       "/metrics/soperator/monitoring"}));
 }
 
 TEST_F(SlurmctldRoutes, EachPathServesItsFamilies) {
