@@ -43,6 +43,11 @@ inline std::shared_ptr<NodeSnapshot> SyntheticNodes(int count, uint32_t seed = 1
       n.state = {NodeBase::kDown, node_flag::kNotResponding};
       n.reason = "Not responding";
     }
+    // slurmctld stores MIXED nodes as ALLOCATED; Slurm's statistics class
+    // them as the client does here (partly allocated).
+    n.stored_base =
+        n.state.base == NodeBase::kMixed ? NodeBase::kAllocated : n.state.base;
+    n.statistics_base = n.state.base;
     if (i % 50 == 0) n.comment = "rack maintenance window 2026-12-01, ticket OPS-4711";
     n.partitions = {parts[i % partitions], "all"};
     n.cpus = 128;
@@ -82,7 +87,7 @@ inline std::shared_ptr<JobSnapshot> SyntheticJobs(int count, int nodes,
     j.mail_user = j.user_name;
     j.name = s->arena.Store("llm-pretrain-7b-lr3e-4-seed" + std::to_string(i % 97));
     j.partition = s->arena.Store("partition-" + std::to_string(i % 8));
-    j.part_ptr_name = j.partition;
+    j.statistics_partition = j.partition;
     j.submit_time = 1795000000 + i;
     const int roll = static_cast<int>(rng() % 100);
     if (roll < 20) {
@@ -135,8 +140,7 @@ inline std::shared_ptr<DiagSnapshot> SyntheticDiag(int rpc_types = 60, int users
   s->server_thread_count = 12;
   for (int i = 0; i < rpc_types; ++i)
     s->rpc_types.push_back({s->arena.Store("REQUEST_TYPE_" + std::to_string(i)),
-                            static_cast<uint32_t>(1000 + i), 1000u + i * 17u,
-                            123456789u + i});
+                            1000u + i * 17u, 123456789u + i});
   for (int i = 0; i < users; ++i)
     s->rpc_users.push_back({s->arena.Store("researcher" + std::to_string(i)),
                             static_cast<uint32_t>(10000 + i), 500u + i, 987654u + i});

@@ -12,6 +12,7 @@
 
 #include "generate.h"
 #include "input.h"
+#include "mixed_rule.h"
 #include "slurm_api.h"
 
 extern "C" {
@@ -166,20 +167,33 @@ int slurm_get_statistics(stats_info_response_msg_t** buf,
   r->bf_when_last_cycle = v("bf_when_last_cycle");
   r->bf_active = u32("bf_active");
 #if SM_SLURM_AT_LEAST(23, 2)
-  static const char* const kSchedExit[] = {
-      "schedule_exit.end_job_queue", "schedule_exit.default_queue_depth",
-      "schedule_exit.max_job_start", "schedule_exit.max_rpc_cnt",
-      "schedule_exit.max_sched_time", "schedule_exit.licenses"};
-  static const char* const kBfExit[] = {
-      "bf_exit.end_job_queue", "bf_exit.bf_max_job_start",
-      "bf_exit.bf_max_job_test", "bf_exit.bf_max_time",
-      "bf_exit.bf_node_space_size", "bf_exit.state_changed"};
+  // data_parser's names for the SCHEDULE_EXIT_* and BF_EXIT_* slots
+  // (src/plugins/data_parser/v0.0.4x/parsers.c schedule_exit_map[],
+  // bf_exit_map[]).
+  struct Exit {
+    int slot;
+    const char* key;
+  };
+  static const Exit kSchedExit[] = {
+      {SCHEDULE_EXIT_END, "schedule_exit.end_job_queue"},
+      {SCHEDULE_EXIT_MAX_DEPTH, "schedule_exit.default_queue_depth"},
+      {SCHEDULE_EXIT_MAX_JOB_START, "schedule_exit.max_job_start"},
+      {SCHEDULE_EXIT_LIC, "schedule_exit.licenses"},
+      {SCHEDULE_EXIT_RPC_CNT, "schedule_exit.max_rpc_cnt"},
+      {SCHEDULE_EXIT_TIMEOUT, "schedule_exit.max_sched_time"}};
+  static const Exit kBfExit[] = {
+      {BF_EXIT_END, "bf_exit.end_job_queue"},
+      {BF_EXIT_MAX_JOB_START, "bf_exit.bf_max_job_start"},
+      {BF_EXIT_MAX_JOB_TEST, "bf_exit.bf_max_job_test"},
+      {BF_EXIT_STATE_CHANGED, "bf_exit.state_changed"},
+      {BF_EXIT_TABLE_LIMIT, "bf_exit.bf_node_space_size"},
+      {BF_EXIT_TIMEOUT, "bf_exit.bf_max_time"}};
   r->schedule_exit_cnt = SCHEDULE_EXIT_COUNT;
   r->schedule_exit = static_cast<uint32_t*>(xcalloc(SCHEDULE_EXIT_COUNT, sizeof(uint32_t)));
-  for (int i = 0; i < SCHEDULE_EXIT_COUNT && i < 6; ++i) r->schedule_exit[i] = u32(kSchedExit[i]);
+  for (const Exit& e : kSchedExit) r->schedule_exit[e.slot] = u32(e.key);
   r->bf_exit_cnt = BF_EXIT_COUNT;
   r->bf_exit = static_cast<uint32_t*>(xcalloc(BF_EXIT_COUNT, sizeof(uint32_t)));
-  for (int i = 0; i < BF_EXIT_COUNT && i < 6; ++i) r->bf_exit[i] = u32(kBfExit[i]);
+  for (const Exit& e : kBfExit) r->bf_exit[e.slot] = u32(e.key);
 #endif
   const size_t nt = d.rpc_types.size();
   r->rpc_type_size = static_cast<uint32_t>(nt);
@@ -1179,14 +1193,10 @@ void LoadClusterState(const ClusterIn& in) {
       if (node_states[i] == NO_VAL) continue;
       const node_record_t* rec = node_record_table_ptr[i];
       const int64_t alloc = std::min<int64_t>(final_cpus[i], rec->cpus_efctv);
-#if SM_SLURM_AT_LEAST(23, 2)
-      const int64_t idle = rec->cpus_efctv - alloc;
-      const bool alloc_tres = alloc > 0 || n.alloc_memory.or_else(0) > 0 ||
-                              built[i].used.gpu.value_or(0) > 0;
-      const bool mixed = (idle && idle < rec->cpus_efctv) || (alloc_tres && idle == rec->cpus_efctv);
-#else
-      const bool mixed = alloc && alloc != rec->cpus_efctv;
-#endif
+      const bool mixed = sm::slurm::ClientShowsMixed(
+          rec->cpus_efctv, static_cast<uint16_t>(alloc),
+          sm::slurm::HasAllocTres(alloc, n.alloc_memory.or_else(0),
+                                  built[i].used.gpu.value_or(0)));
       const bool said_mixed =
           std::find(n.state.begin(), n.state.end(), "MIXED") != n.state.end();
       if (said_mixed != mixed)

@@ -8,14 +8,6 @@ namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
 
-// Our JobBase follows Slurm's JOB_* numbering, which Slurm's "started" and
-// "finished" tests compare against.
-static_assert(static_cast<int>(JobBase::kPending) == 0 &&
-              static_cast<int>(JobBase::kRunning) == 1 &&
-              static_cast<int>(JobBase::kSuspended) == 2 &&
-              static_cast<int>(JobBase::kCompleted) == 3 &&
-              static_cast<int>(JobBase::kOutOfMemory) == 11);
-
 uint64_t NonNegative(int64_t v) { return v > 0 ? static_cast<uint64_t>(v) : 0; }
 
 uint64_t Truncate(uint64_t v, Width w) {
@@ -25,15 +17,6 @@ uint64_t Truncate(uint64_t v, Width w) {
     case Width::k64: return v;
   }
   return v;
-}
-
-// WAIT_PART_NODE_LIMIT in enum job_state_reason.
-constexpr uint32_t kWaitPartNodeLimit = 4;
-
-// WAIT_HELD / WAIT_HELD_USER, by the names job_state_reason_string() gives
-// them; Slurm decides "held" from the reason only, never from priority 0.
-bool HeldReason(const Job& j) {
-  return j.state_reason == "JobHeldAdmin" || j.state_reason == "JobHeldUser";
 }
 
 }  // namespace
@@ -82,7 +65,7 @@ void Emitter::Add(std::string_view label, uint64_t value) {
 NodeView ViewNode(const Node& n, bool native_values) {
   NodeView v;
   v.node = &n;
-  v.raw = n.slurm_base.value_or(n.state.base);
+  v.counted = n.statistics_base;
   v.cpus = NonNegative(n.cpus.value_or(0));
   v.cpus_alloc = NonNegative(n.alloc_cpus.value_or(0));
   v.cpus_efctv = NonNegative(n.effective_cpus.value_or(n.cpus.value_or(0)));
@@ -101,25 +84,10 @@ NodeView ViewNode(const Node& n, bool native_values) {
                    : v.mem_total_mb > spec_mb ? v.mem_total_mb - spec_mb
                                               : 0;
   v.mem_free_mb = NonNegative(n.free_memory_mb.value_or(0));  // NO_VAL64: 0
-
-  // The controller-side copy of the client's MIXED inference, tested after
-  // FUTURE and DOWN (which the client copy does not exempt).
-  const uint64_t idle =
-      native_values ? (v.cpus_efctv - v.cpus_alloc) & 0xffffu : v.cpus_idle;
-  const bool mixed = (idle && idle < v.cpus_efctv) ||
-                     (n.alloc_tres_set && idle == v.cpus_efctv);
-  if (v.raw == NodeBase::kFuture || v.raw == NodeBase::kDown) {
-    v.counted = v.raw;
-  } else if (mixed || v.raw == NodeBase::kMixed) {
-    v.counted = NodeBase::kMixed;
-  } else if (v.raw == NodeBase::kAllocated || v.raw == NodeBase::kIdle ||
-             v.raw == NodeBase::kUnknown) {
-    v.counted = v.raw;
-  }
-  const bool drain = n.state.has(node_flag::kDrain);
-  const bool busy = v.raw == NodeBase::kAllocated || v.raw == NodeBase::kMixed;
-  v.draining = drain && busy;
-  v.draining_rewritten = drain && (busy || v.counted == NodeBase::kMixed);
+  // The nodes path tests slurmctld's record, the partitions path the copy
+  // whose base statistics_get_nodes() rewrote to its class.
+  v.draining = IsDraining(n.stored_base, n.state.flags);
+  v.draining_rewritten = IsDraining(n.statistics_base, n.state.flags);
   return v;
 }
 
@@ -183,15 +151,10 @@ std::vector<NodeView> ViewNodes(const NodeSnapshot& snap, bool native_values) {
   return out;
 }
 
-std::string_view CountedPartition(const Job& j) {
-  return j.part_ptr_name.empty() ? j.partition : j.part_ptr_name;
-}
-
 void JobTotals::Add(const Job& j, bool native_values) {
   using namespace job_flag;
-  const auto base = static_cast<uint8_t>(j.state);
   const bool is_pending = j.state == JobBase::kPending;
-  const bool held = is_pending && HeldReason(j);
+  const bool held = is_pending && j.held;
   // An array's pending meta record stands for its remaining tasks; only
   // the task-counting families multiply by it.
   const uint64_t cnt = j.array_pending_tasks ? j.array_pending_tasks : 1;
@@ -215,7 +178,7 @@ void JobTotals::Add(const Job& j, bool native_values) {
     pending += cnt;
     if (held) hold += cnt;
   }
-  const bool is_finished = base > static_cast<uint8_t>(JobBase::kSuspended);
+  const bool is_finished = IsFinished(j.state);
   completing += (j.flags & kCompleting) != 0;
   configuring += (j.flags & kConfiguring) != 0;
   expediting += (j.flags & kExpediting) != 0;
@@ -227,15 +190,14 @@ void JobTotals::Add(const Job& j, bool native_values) {
   revoked += (j.flags & kRevoked) != 0;
   signaling += (j.flags & kSignaling) != 0;
   stageout += (j.flags & kStageOut) != 0;
-  started += base > static_cast<uint8_t>(JobBase::kPending);
+  started += IsStarted(j.state);
   // IS_JOB_COMPLETED: finished and no longer completing.
   if (!is_finished || (j.flags & kCompleting)) ++not_completed;
 
-  // Slurm tests a bit of the enum (any reason with bit 2 set, in any
+  // Slurm tests a bit of the reason (any reason with that bit, in any
   // state); the family means "waiting for the partition node limit".
-  wait_part_node_limit += native_values
-                              ? (j.state_reason_id & kWaitPartNodeLimit) != 0
-                              : j.state_reason == "PartitionNodeLimit";
+  wait_part_node_limit += native_values ? j.reason_has_part_node_limit_bit
+                                        : j.waits_part_node_limit;
 
   if (j.state == JobBase::kRunning || j.state == JobBase::kSuspended) {
     cpus_alloc += NonNegative(j.cpus_alloc);

@@ -98,10 +98,7 @@ std::vector<Emitter> MakeEmitters(MetricSet& set, std::span<const Row> rows,
 // One node as statistics_get_nodes() sees it.
 struct NodeView {
   const Node* node = nullptr;
-  NodeBase raw = NodeBase::kNone;  // slurmctld's base state, never MIXED
-  // The one base-state class Slurm counts the node in: FUTURE, DOWN, the
-  // inferred MIXED, ALLOCATED, IDLE, UNKNOWN, or kNone (base ERROR).
-  NodeBase counted = NodeBase::kNone;
+  NodeBase counted = NodeBase::kNone;  // Node::statistics_base
   uint64_t cpus = 0;
   uint64_t cpus_alloc = 0;
   uint64_t cpus_efctv = 0;
@@ -171,9 +168,6 @@ struct NodeCounts {
 std::vector<NodeView> ViewNodes(const NodeSnapshot& snap, bool native_values);
 
 // ---- Jobs (statistics_get_jobs) -------------------------------------------
-
-// Partition a job is counted under: part_ptr's name, else the raw request.
-std::string_view CountedPartition(const Job& j);
 
 // Aggregates of a set of job records (jobs_stats_t, plus the per-partition
 // extras of partition_stats_t).

@@ -275,7 +275,7 @@ void AddNativePartitionFamilies(MetricSet& set, const NodeSnapshot& snap,
   }
   if (jobs) {
     for (const Job& j : jobs->jobs) {
-      const auto it = by_name.find(native::CountedPartition(j));
+      const auto it = by_name.find(j.statistics_partition);
       if (it != by_name.end()) totals[it->second].jobs.Add(j, nv);
     }
     for (PartitionTotals& t : totals) t.jobs.Finish();

@@ -17,32 +17,10 @@ struct Row {
 
 const SchedulerStats& S(const DiagSnapshot& d) { return d.sched; }
 
-uint64_t At(const std::vector<uint64_t>& v, size_t i) {
-  return i < v.size() ? v[i] : 0;
-}
-
 uint64_t Time(int64_t t) { return t > 0 ? static_cast<uint64_t>(t) : 0; }
 
 // statistics_get_sched(): integer means, 0 before the first cycle.
 uint64_t Mean(uint64_t sum, uint64_t count) { return count ? sum / count : 0; }
-
-// Indices of schedule_exit[] (SCHEDULE_EXIT_*) and bf_exit[] (BF_EXIT_*).
-enum SchedExit : size_t {
-  kEnd,
-  kMaxDepth,
-  kMaxJobStart,
-  kLic,
-  kRpcCnt,
-  kTimeout
-};
-enum BfExit : size_t {
-  kBfEnd,
-  kBfMaxJobStart,
-  kBfMaxJobTest,
-  kBfStateChanged,
-  kBfTableLimit,
-  kBfTimeout
-};
 
 constexpr bool kCounter = true;
 constexpr auto k32 = Width::k32;
@@ -164,38 +142,38 @@ const Row kRows[] = {
     {{"slurm_schedule_queue_len", "Jobs pending queue length"},
      [](const DiagSnapshot& d) { return S(d).schedule_queue_len; }},
     {{"slurm_sched_exit_end", "End of job queue", k32, kNoUnit, kCounter},
-     [](const DiagSnapshot& d) { return At(S(d).schedule_exit, kEnd); }},
+     [](const DiagSnapshot& d) { return S(d).schedule_exit.end_job_queue; }},
     {{"slurm_sched_exit_max_depth", "Hit default_queue_depth", k32, kNoUnit,
       kCounter},
-     [](const DiagSnapshot& d) { return At(S(d).schedule_exit, kMaxDepth); }},
+     [](const DiagSnapshot& d) { return S(d).schedule_exit.default_queue_depth; }},
     {{"slurm_sched_exit_max_job_start", "Hit sched_max_job_start", k32, kNoUnit,
       kCounter},
      [](const DiagSnapshot& d) {
-       return At(S(d).schedule_exit, kMaxJobStart);
+       return S(d).schedule_exit.max_job_start;
      }},
     {{"slurm_sched_exit_lic", "Blocked on licenses", k32, kNoUnit, kCounter},
-     [](const DiagSnapshot& d) { return At(S(d).schedule_exit, kLic); }},
+     [](const DiagSnapshot& d) { return S(d).schedule_exit.licenses; }},
     {{"slurm_sched_exit_rpc_cnt", "Hit max_rpc_cnt", k32, kNoUnit, kCounter},
-     [](const DiagSnapshot& d) { return At(S(d).schedule_exit, kRpcCnt); }},
+     [](const DiagSnapshot& d) { return S(d).schedule_exit.max_rpc_cnt; }},
     {{"slurm_sched_exit_timeout", "Timeout (max_sched_time)", k32, kNoUnit,
       kCounter},
-     [](const DiagSnapshot& d) { return At(S(d).schedule_exit, kTimeout); }},
+     [](const DiagSnapshot& d) { return S(d).schedule_exit.max_sched_time; }},
     {{"slurm_bf_exit_end", "End of job queue", k32, kNoUnit, kCounter},
-     [](const DiagSnapshot& d) { return At(S(d).bf_exit, kBfEnd); }},
+     [](const DiagSnapshot& d) { return S(d).bf_exit.end_job_queue; }},
     {{"slurm_bf_exit_max_job_start", "Hit bf_max_job_start", k32, kNoUnit,
       kCounter},
-     [](const DiagSnapshot& d) { return At(S(d).bf_exit, kBfMaxJobStart); }},
+     [](const DiagSnapshot& d) { return S(d).bf_exit.bf_max_job_start; }},
     {{"slurm_bf_exit_max_job_test", "Hit bf_max_job_test", k32, kNoUnit,
       kCounter},
-     [](const DiagSnapshot& d) { return At(S(d).bf_exit, kBfMaxJobTest); }},
+     [](const DiagSnapshot& d) { return S(d).bf_exit.bf_max_job_test; }},
     {{"slurm_bf_exit_state_changed", "System state changed", k32, kNoUnit,
       kCounter},
-     [](const DiagSnapshot& d) { return At(S(d).bf_exit, kBfStateChanged); }},
+     [](const DiagSnapshot& d) { return S(d).bf_exit.state_changed; }},
     {{"slurm_bf_exit_table_limit", "Hit table size limit (bf_node_space_size)",
       k32, kNoUnit, kCounter},
-     [](const DiagSnapshot& d) { return At(S(d).bf_exit, kBfTableLimit); }},
+     [](const DiagSnapshot& d) { return S(d).bf_exit.bf_node_space_size; }},
     {{"slurm_bf_exit_timeout", "Timeout (bf_max_time)", k32, kNoUnit, kCounter},
-     [](const DiagSnapshot& d) { return At(S(d).bf_exit, kBfTimeout); }},
+     [](const DiagSnapshot& d) { return S(d).bf_exit.bf_max_time; }},
     // The full 64-bit sum, so the mean stays right after the printed
     // slurm_schedule_cycle_tot has wrapped.
     {{"slurm_sched_mean_cycle", "Mean scheduling cycle time"},

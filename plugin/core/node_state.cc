@@ -32,10 +32,7 @@ bool IsUnavailable(const NodeState& s) {
          s.has(kFail) || s.has(kInvalid);
 }
 
-bool IsDraining(const NodeState& s) {
-  return s.has(node_flag::kDrain) &&
-         (s.base == NodeBase::kAllocated || s.base == NodeBase::kMixed);
-}
+bool IsDraining(const NodeState& s) { return IsDraining(s.base, s.flags); }
 
 bool IsFailed(const NodeState& s) {
   return (s.base == NodeBase::kDown || s.has(node_flag::kDrain)) &&

@@ -52,8 +52,7 @@ void QueueWaitHistory::Observe(const JobSnapshot& jobs) {
     const auto seen = started_.find(j.id);
     // A requeued job that starts again has a new start time: a new start.
     if (!primed_ || (seen != started_.end() && seen->second == start)) continue;
-    const std::string_view part =
-        j.part_ptr_name.empty() ? j.partition : j.part_ptr_name;
+    const std::string_view part = j.statistics_partition;
     const int64_t wait = j.submit_time ? start - *j.submit_time : 0;
     ObserveValue(histogram_[std::string(part)],
                  static_cast<double>(std::max<int64_t>(wait, 0)));

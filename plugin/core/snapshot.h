@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Plain copies of slurmctld's node, job, partition and sdiag state: exactly
-// what the metric families need, nothing Slurm-specific. Strings are views
-// into the snapshot's arena; std::nullopt means "absent" where Soperator
-// tells absent from zero.
+// The contract between the Slurm adapter (plugin/slurm) and the core: plain
+// copies of slurmctld's node, job, partition and sdiag state, with every
+// Slurm predicate the families need already decided by the adapter (what a
+// client of this release prints, which base class Slurm's statistics count
+// a node in, held, waiting on a partition node limit). The core formats
+// these and never needs Slurm's headers, numbers or strings. Each field
+// says what it is in Slurm's terms. Strings are views into the snapshot's
+// arena; std::nullopt means "absent" where Soperator tells absent from zero.
 #pragma once
 
 #include <cstdint>
@@ -63,18 +67,43 @@ struct NodeState {
   bool operator==(const NodeState&) const = default;
 };
 
+// IS_NODE_DRAINING(): DRAIN on a node whose base is ALLOCATED or MIXED.
+inline bool IsDraining(NodeBase base, uint32_t flags) {
+  return (flags & node_flag::kDrain) != 0 &&
+         (base == NodeBase::kAllocated || base == NodeBase::kMixed);
+}
+
 struct Node {
-  std::string_view name;
-  std::string_view instance_id;
-  std::string_view address;
-  std::string_view comment;
-  std::string_view reason;       // "" when the node has no reason
-  int64_t reason_time = 0;       // unix seconds, 0 when unset
-  std::string_view reservation;  // active reservation, "" when none
-  std::string_view tres;         // configured TRES, e.g. cpu=16,mem=191356M
+  std::string_view name;         // node_ptr->name
+  std::string_view instance_id;  // node_ptr->instance_id (23.11+), else ""
+  std::string_view address;      // node_ptr->comm_name (NodeAddr)
+  std::string_view comment;      // node_ptr->comment
+  std::string_view reason;       // node_ptr->reason; "" when the node has none
+  // The active reservation on the node, "" when none: node_ptr->resv_name
+  // (23.02+); on 22.05 the last active resv_list entry holding the node.
+  std::string_view reservation;
+  std::string_view tres;  // node_ptr->tres_fmt_str, e.g. cpu=16,mem=191356M
+
+  // The state as `scontrol show nodes`/slurmrestd of this release print it
+  // (slurm_load_node() with SHOW_MIXED): slurmctld's base, rewritten to
+  // MIXED by the client rule of the release the adapter is built for, and
+  // slurmctld's flags. NO_VAL is {kNone, kInvalid}.
   NodeState state;
+  // node_ptr->node_state & NODE_STATE_BASE: slurmctld's own record, which
+  // is never MIXED.
+  NodeBase stored_base = NodeBase::kNone;
+  // The one base class statistics_get_nodes() of Slurm's metrics/openmetrics
+  // (26.05) counts the node in: FUTURE, DOWN, then MIXED when its allocation
+  // makes it so (the controller-side copy of the client rule, not applied
+  // to FUTURE and DOWN), then ALLOCATED, IDLE, UNKNOWN; kNone for ERROR.
+  NodeBase statistics_base = NodeBase::kNone;
+  // Names of the partitions holding the node, in part_list order.
   std::vector<std::string_view> partitions;
 
+  // As scontrol/slurmrestd print them: CPUTot and RealMemory of the node's
+  // config record, CPUEfctv (cpus_efctv), CPUAlloc and AllocMem (the
+  // running jobs' allocations, capped at CPUEfctv), FreeMem (unset while
+  // slurmd has not reported it), MemSpecLimit.
   std::optional<int64_t> cpus;
   std::optional<int64_t> alloc_cpus;
   std::optional<int64_t> alloc_idle_cpus;  // cpus - alloc_cpus, as slurmrestd
@@ -84,16 +113,10 @@ struct Node {
   std::optional<int64_t> free_memory_mb;
   std::optional<int64_t> specialized_memory_mb;
 
-  // For Slurm's native families.
+  // GPUs of the node's gres/gpu entry (gres_list): gres_cnt_avail and
+  // gres_cnt_alloc.
   int64_t gpus_total = 0;
   int64_t gpus_alloc = 0;
-  bool alloc_tres_set = false;  // node has an allocated-TRES string
-
-  // node_ptr->node_state & NODE_STATE_BASE as slurmctld holds it. state.base
-  // carries the client-side MIXED rewrite; slurmctld's own record is never
-  // MIXED, and metrics/openmetrics classifies from this raw base. Unset:
-  // state.base stands in.
-  std::optional<NodeBase> slurm_base;
   // node_ptr->tres_cnt[gpu_pos], gpu_pos = assoc_mgr_find_tres_pos() of
   // {type "gres", name "gpu"}; 0 when gres/gpu is not in
   // AccountingStorageTRES (gpu_pos -1) or tres_cnt is NULL. This is the
@@ -102,11 +125,12 @@ struct Node {
 };
 
 struct Partition {
-  std::string_view name;
+  std::string_view name;               // part_ptr->name
   std::vector<uint32_t> node_indices;  // into NodeSnapshot::nodes
+  // part_ptr->total_cpus and total_nodes: what the partition's node bitmap
+  // held when slurmctld last built it.
   int64_t total_cpus = 0;
   int64_t total_nodes = 0;
-  int64_t total_gpus = 0;
   uint32_t max_nodes = 0;  // partition MaxNodes (NO_VAL/INFINITE = UINT32_MAX)
 
   // The partition's nodes among NodeSnapshot::unlisted_nodes (bit_test of
@@ -162,53 +186,75 @@ inline constexpr uint32_t kStageOut = 1u << 14;
 inline constexpr uint32_t kExpediting = 1u << 15;
 }  // namespace job_flag
 
+// The base state tests of slurm.h, by meaning: IS_JOB_STARTED (past
+// PENDING) and IS_JOB_FINISHED (past SUSPENDED: every terminal state,
+// COMPLETING ones included).
+inline bool IsStarted(JobBase b) { return b != JobBase::kPending; }
+inline bool IsFinished(JobBase b) {
+  return b != JobBase::kPending && b != JobBase::kRunning &&
+         b != JobBase::kSuspended;
+}
+
 struct Job {
-  uint32_t id = 0;
-  std::string_view name;
-  JobBase state = JobBase::kPending;
-  uint32_t flags = 0;
-  std::string_view state_reason;  // e.g. None, Resources, Priority
+  uint32_t id = 0;         // job_ptr->job_id
+  std::string_view name;   // job_ptr->name
+  JobBase state = JobBase::kPending;  // job_state & JOB_STATE_BASE
+  uint32_t flags = 0;                 // job_state's flag bits (job_flag)
+  // job_state_reason_string(job_ptr->state_reason): None, Resources, ...
+  std::string_view state_reason;
+  // As clients print it: the requested (comma) list while the job is
+  // pending, part_ptr->name once it runs.
   std::string_view partition;
   std::optional<uint32_t> user_id;
   std::string_view user_name;  // "" when the uid does not resolve
   std::string_view mail_user;  // as Slurm reports it (defaults to the user)
   std::string_view std_err;    // expanded, as scontrol/slurmrestd show it
   std::string_view std_out;
-  std::string_view nodes;  // ranged host list, e.g. node[1-4]
+  // The allocated nodes as a ranged host list, e.g. node[1-4]; a
+  // COMPLETING job's nodes it still completes on.
+  std::string_view nodes;
+  // NumNodes and NumCPUs as pack_job() reports them (estimates while
+  // pending).
   std::optional<int64_t> node_count;
   std::optional<int64_t> array_job_id;
-  std::optional<int64_t> array_task_id;
-  std::string_view array_task_string;
+  std::optional<int64_t> array_task_id;  // unset on an array's meta record
+  std::string_view array_task_string;    // a meta record's pending tasks, 1-3
+  // As pack_job() reports them: a pending job's start is
+  // max(estimate, now).
   std::optional<int64_t> submit_time;
   std::optional<int64_t> start_time;
   std::optional<int64_t> end_time;
-  std::string_view tres_alloc;
-  std::string_view tres_req;
+  std::string_view tres_alloc;  // tres_fmt_alloc_str
+  std::string_view tres_req;    // tres_fmt_req_str
   std::optional<int64_t> cpus;
+  // details->pn_min_memory when it is per node; absent when per CPU.
   std::optional<int64_t> memory_per_node_mb;
 
-  // For Slurm's native families.
-  std::string_view account;
-  bool held = false;  // priority 0 (user or admin hold)
-  int64_t cpus_alloc = 0;
-  int64_t memory_alloc_mb = 0;
-  int64_t gpus_alloc = 0;
-  uint32_t min_nodes = 0;
-  uint32_t max_nodes = 0;
-  uint32_t array_pending_tasks = 0;  // >0 on an array's pending meta record
-  bool wait_part_node_limit = false;
-  std::vector<uint32_t> node_indices;  // allocated nodes (running/suspended)
-  std::vector<std::string_view> partitions;  // all requested partitions
-
-  // job_ptr->part_ptr->name: the one partition slurmctld holds the job
-  // against right now ("" when part_ptr is NULL). `partition` above is the
-  // requested comma list while the job is pending; metrics/openmetrics
-  // counts a job under part_ptr's name, falling back to job_ptr->partition.
-  std::string_view part_ptr_name;
-  // job_ptr->state_reason, the raw enum job_state_reason value (WAIT_*,
-  // FAIL_*); state_reason above is its string. metrics/openmetrics tests
-  // bits of it (state_reason & WAIT_PART_NODE_LIMIT).
-  uint32_t state_reason_id = 0;
+  // For Slurm's native families (statistics_get_jobs() of metrics/
+  // openmetrics, 26.05).
+  std::string_view account;  // job_ptr->account
+  // The partition statistics_get_jobs() counts the job under:
+  // part_ptr->name, else job_ptr->partition (the raw request); "" when
+  // neither is set.
+  std::string_view statistics_partition;
+  // Pending with state_reason WAIT_HELD or WAIT_HELD_USER: Slurm's
+  // statistics count that as held (a priority of 0 alone is not).
+  bool held = false;
+  // state_reason is WAIT_PART_NODE_LIMIT (PartitionNodeLimit).
+  bool waits_part_node_limit = false;
+  // state_reason & WAIT_PART_NODE_LIMIT is non-zero: the test
+  // metrics/openmetrics makes (any reason with that bit, any state).
+  bool reason_has_part_node_limit_bit = false;
+  int64_t cpus_alloc = 0;       // job_ptr->total_cpus
+  int64_t memory_alloc_mb = 0;  // tres_alloc_cnt[TRES_ARRAY_MEM]
+  int64_t gpus_alloc = 0;       // tres_alloc_cnt[gpu_pos]
+  uint32_t min_nodes = 0;       // details->min_nodes
+  uint32_t max_nodes = 0;       // details->max_nodes (0: no maximum)
+  // array_recs->task_cnt: >0 on an array's pending meta record, the tasks
+  // it still stands for.
+  uint32_t array_pending_tasks = 0;
+  // Node slots of job_ptr->node_bitmap while RUNNING or SUSPENDED.
+  std::vector<uint32_t> node_indices;
 };
 
 struct JobSnapshot {
@@ -219,8 +265,7 @@ struct JobSnapshot {
 // ---- Controller statistics (sdiag) ---------------------------------------
 
 struct RpcTypeStat {
-  std::string_view message_type;  // e.g. REQUEST_NODE_INFO
-  uint32_t type_id = 0;
+  std::string_view message_type;  // rpc_num2string(), e.g. REQUEST_NODE_INFO
   uint64_t count = 0;
   uint64_t total_time_us = 0;
 };
@@ -230,6 +275,27 @@ struct RpcUserStat {
   uint32_t user_id = 0;
   uint64_t count = 0;
   uint64_t total_time_us = 0;
+};
+
+// Why the main scheduler's cycles ended, counted (schedule_exit[], by
+// SCHEDULE_EXIT_*).
+struct ScheduleExits {
+  uint64_t end_job_queue = 0;
+  uint64_t default_queue_depth = 0;
+  uint64_t max_job_start = 0;
+  uint64_t licenses = 0;
+  uint64_t max_rpc_cnt = 0;
+  uint64_t max_sched_time = 0;
+};
+
+// Why the backfill cycles ended, counted (bf_exit[], by BF_EXIT_*).
+struct BackfillExits {
+  uint64_t end_job_queue = 0;
+  uint64_t bf_max_job_start = 0;
+  uint64_t bf_max_job_test = 0;
+  uint64_t state_changed = 0;
+  uint64_t bf_node_space_size = 0;
+  uint64_t bf_max_time = 0;
 };
 
 // slurmctld's diag_stats_t and the values sdiag prints beside it.
@@ -254,7 +320,7 @@ struct SchedulerStats {
   uint64_t schedule_cycle_counter = 0;
   uint64_t schedule_cycle_depth = 0;
   uint64_t schedule_queue_len = 0;
-  std::vector<uint64_t> schedule_exit;  // by SCHEDULE_EXIT_* (may be empty)
+  ScheduleExits schedule_exit;  // zero before 23.02
   uint64_t bf_backfilled_jobs = 0;
   uint64_t bf_last_backfilled_jobs = 0;
   uint64_t bf_backfilled_het_jobs = 0;
@@ -272,7 +338,7 @@ struct SchedulerStats {
   uint64_t bf_table_size_sum = 0;
   int64_t bf_when_last_cycle = 0;
   uint64_t bf_active = 0;
-  std::vector<uint64_t> bf_exit;  // by BF_EXIT_* (may be empty)
+  BackfillExits bf_exit;  // zero before 23.02
   uint64_t latency = 0;
 };
 

@@ -95,11 +95,6 @@ std::string_view JobBaseName(JobBase base) {
   return "";
 }
 
-bool IsTerminal(JobBase base) {
-  return base != JobBase::kPending && base != JobBase::kRunning &&
-         base != JobBase::kSuspended;
-}
-
 void AddSoperatorJobFamilies(MetricSet& set, const JobSnapshot& snap,
                              int64_t now) {
   Family& info = set.Add(kJobInfo);
@@ -112,7 +107,8 @@ void AddSoperatorJobFamilies(MetricSet& set, const JobSnapshot& snap,
 
   for (const Job& j : snap.jobs) {
     const std::string_view id = arena.StoreInt(j.id);
-    const bool terminal = IsTerminal(j.state);
+    // Soperator's IsTerminalState lists exactly the finished bases.
+    const bool terminal = IsFinished(j.state);
     // Slurm defaults mail_user to the user name; only a different address
     // is worth a label value.
     const std::string_view mail =

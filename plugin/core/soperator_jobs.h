@@ -15,9 +15,6 @@ namespace sm {
 void AddSoperatorJobFamilies(MetricSet& set, const JobSnapshot& jobs,
                              int64_t now);
 
-// Soperator's IsTerminalState on the base state.
-bool IsTerminal(JobBase base);
-
 std::string_view JobBaseName(JobBase base);
 
 }  // namespace sm

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The Slurm adapter: copies slurmctld's node, job and sdiag state into core
-// snapshots. Each collection takes the read locks it needs in one call,
-// copies raw fields into an arena, releases, and only then does the slow
-// parts (name lookups, string formatting, derived states).
+// snapshots (snapshot.h) and decides every Slurm predicate the core needs.
+// Under slurmctld's read locks it only copies raw fields into an arena: the
+// node copy in one hold, the job walk in slices of about 2 ms each (the
+// locks are released between slices, see CollectJobs), and the sdiag
+// statistics through the same RPC sdiag sends, with no lock of ours held.
+// The slow parts (name lookups, string formatting, derived states) run
+// after the locks are released.
 #pragma once
 
 #include <atomic>

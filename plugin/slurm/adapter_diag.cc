@@ -10,6 +10,46 @@
 #include "adapter_util.h"
 
 namespace sm::slurm {
+namespace {
+
+#if SM_SLURM_AT_LEAST(23, 2)
+// Which slot of schedule_exit[] (SCHEDULE_EXIT_*) and bf_exit[] (BF_EXIT_*)
+// feeds which field.
+template <typename Exits>
+struct ExitSlot {
+  int slot;
+  uint64_t Exits::*field;
+};
+
+const ExitSlot<ScheduleExits> kScheduleExits[] = {
+    {SCHEDULE_EXIT_END, &ScheduleExits::end_job_queue},
+    {SCHEDULE_EXIT_MAX_DEPTH, &ScheduleExits::default_queue_depth},
+    {SCHEDULE_EXIT_MAX_JOB_START, &ScheduleExits::max_job_start},
+    {SCHEDULE_EXIT_LIC, &ScheduleExits::licenses},
+    {SCHEDULE_EXIT_RPC_CNT, &ScheduleExits::max_rpc_cnt},
+    {SCHEDULE_EXIT_TIMEOUT, &ScheduleExits::max_sched_time},
+};
+
+const ExitSlot<BackfillExits> kBackfillExits[] = {
+    {BF_EXIT_END, &BackfillExits::end_job_queue},
+    {BF_EXIT_MAX_JOB_START, &BackfillExits::bf_max_job_start},
+    {BF_EXIT_MAX_JOB_TEST, &BackfillExits::bf_max_job_test},
+    {BF_EXIT_STATE_CHANGED, &BackfillExits::state_changed},
+    {BF_EXIT_TABLE_LIMIT, &BackfillExits::bf_node_space_size},
+    {BF_EXIT_TIMEOUT, &BackfillExits::bf_max_time},
+};
+
+template <typename Exits, size_t N>
+void CopyExits(const uint32_t* counts, uint32_t n,
+               const ExitSlot<Exits> (&slots)[N], Exits& out) {
+  for (const ExitSlot<Exits>& s : slots) {
+    if (counts && s.slot >= 0 && static_cast<uint32_t>(s.slot) < n)
+      out.*s.field = counts[s.slot];
+  }
+}
+#endif
+
+}  // namespace
 
 std::shared_ptr<DiagSnapshot> ControllerSource::CollectDiag(LockTiming&,
                                                             std::string& error) {
@@ -29,7 +69,6 @@ std::shared_ptr<DiagSnapshot> ControllerSource::CollectDiag(LockTiming&,
     std::lock_guard lock(names_mu);
     for (uint32_t i = 0; i < resp->rpc_type_size; ++i) {
       RpcTypeStat s;
-      s.type_id = resp->rpc_type_id[i];
       s.message_type = arena.StoreCString(rpc_num2string(resp->rpc_type_id[i]));
       s.count = resp->rpc_type_cnt[i];
       s.total_time_us = resp->rpc_type_time[i];
@@ -84,11 +123,9 @@ std::shared_ptr<DiagSnapshot> ControllerSource::CollectDiag(LockTiming&,
   st.bf_when_last_cycle = resp->bf_when_last_cycle;
   st.bf_active = resp->bf_active;
 #if SM_SLURM_AT_LEAST(23, 2)
-  if (resp->schedule_exit)
-    st.schedule_exit.assign(resp->schedule_exit,
-                            resp->schedule_exit + resp->schedule_exit_cnt);
-  if (resp->bf_exit)
-    st.bf_exit.assign(resp->bf_exit, resp->bf_exit + resp->bf_exit_cnt);
+  CopyExits(resp->schedule_exit, resp->schedule_exit_cnt, kScheduleExits,
+            st.schedule_exit);
+  CopyExits(resp->bf_exit, resp->bf_exit_cnt, kBackfillExits, st.bf_exit);
 #endif
   slurm_free_stats_response_msg(resp);
   return snap;

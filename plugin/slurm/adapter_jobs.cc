@@ -218,12 +218,17 @@ void CopyJob(job_record_t* job, Job& j, Raw& r, Arena& arena, CopyContext& ctx) 
   j.state = MapBase(job->job_state);
   j.flags = MapFlags(job->job_state);
   r.state_reason = job->state_reason;
-  j.state_reason_id = job->state_reason;
-  j.part_ptr_name =
-      arena.StoreCString(job->part_ptr ? job->part_ptr->name : nullptr);
+  // Slurm's statistics: held by the reason alone, never by priority 0.
+  j.held = IS_JOB_PENDING(job) && (job->state_reason == WAIT_HELD ||
+                                   job->state_reason == WAIT_HELD_USER);
+  j.waits_part_node_limit = job->state_reason == WAIT_PART_NODE_LIMIT;
+  j.reason_has_part_node_limit_bit =
+      (job->state_reason & WAIT_PART_NODE_LIMIT) != 0;
   j.partition = arena.StoreCString(
       !IS_JOB_PENDING(job) && job->part_ptr ? job->part_ptr->name
                                             : job->partition);
+  j.statistics_partition = arena.StoreCString(
+      job->part_ptr ? job->part_ptr->name : job->partition);
   r.user_id = job->user_id;
   j.user_id = job->user_id;
   const char* user = job->user_name;
@@ -305,7 +310,6 @@ void CopyJob(job_record_t* job, Job& j, Raw& r, Arena& arena, CopyContext& ctx) 
 
   // For the native families.
   j.account = arena.StoreCString(job->account);
-  j.held = job->priority == 0 && IS_JOB_PENDING(job);
   j.cpus_alloc = job->total_cpus;  // what statistics.c counts
   if (job->tres_alloc_cnt) {
     j.memory_alloc_mb =
@@ -333,7 +337,6 @@ inline void PrefetchRecord(const job_record_t* job) {
   __builtin_prefetch(&job->name);
   __builtin_prefetch(&job->node_bitmap);
   __builtin_prefetch(&job->part_ptr);
-  __builtin_prefetch(&job->priority);
   __builtin_prefetch(&job->start_time);
   __builtin_prefetch(&job->time_limit);
   __builtin_prefetch(&job->tres_fmt_req_str);

@@ -5,6 +5,7 @@
 
 #include "adapter.h"
 #include "adapter_util.h"
+#include "mixed_rule.h"
 
 namespace sm::slurm {
 namespace {
@@ -144,7 +145,6 @@ void CopyNode(node_record_t* node, Arena& arena, int gpu_pos, Node& n) {
   n.address = arena.StoreCString(node->comm_name);
   n.comment = arena.StoreCString(node->comment);
   n.reason = arena.StoreCString(node->reason);
-  n.reason_time = node->reason_time;
   n.tres = arena.StoreCString(node->tres_fmt_str);
 #if SM_SLURM_AT_LEAST(23, 11)
   n.instance_id = arena.StoreCString(node->instance_id);
@@ -153,7 +153,7 @@ void CopyNode(node_record_t* node, Arena& arena, int gpu_pos, Node& n) {
   n.reservation = arena.StoreCString(node->resv_name);
 #endif
   n.state = MapNodeState(node->node_state);
-  n.slurm_base = n.state.base;  // before the client-side MIXED rewrite
+  n.stored_base = n.state.base;  // state.base gets the client's MIXED later
   // What scontrol and slurmrestd show: the configured values.
   n.cpus = node->config_ptr ? node->config_ptr->cpus : node->cpus;
   n.effective_cpus = node->cpus_efctv;
@@ -192,18 +192,14 @@ bool Hidden(node_record_t* node) {
   return false;
 }
 
-// The client-side MIXED rewrite (SHOW_MIXED) of each release.
-void DeriveMixed(Node& n, const Raw& raw, bool alloc_tres) {
-  const int64_t alloc = n.alloc_cpus.value_or(0);
-#if SM_SLURM_AT_LEAST(23, 2)
-  const int64_t idle = raw.cpus_efctv - alloc;
-  const bool mixed = (idle && idle < raw.cpus_efctv) ||
-                     (alloc_tres && idle == raw.cpus_efctv);
-#else
-  (void)alloc_tres;
-  const bool mixed = alloc && alloc != raw.cpus_efctv;
-#endif
-  if (mixed) n.state.base = NodeBase::kMixed;
+// The state bases that depend on the node's allocation: what clients
+// print (SHOW_MIXED) and the class Slurm's statistics count.
+void DeriveBases(Node& n, const Raw& raw, bool alloc_tres) {
+  const auto alloc = static_cast<uint16_t>(n.alloc_cpus.value_or(0));
+  if (ClientShowsMixed(raw.cpus_efctv, alloc, alloc_tres))
+    n.state.base = NodeBase::kMixed;
+  n.statistics_base =
+      StatisticsBase(n.stored_base, raw.cpus_efctv, alloc, alloc_tres);
 }
 
 }  // namespace
@@ -355,9 +351,8 @@ std::shared_ptr<NodeSnapshot> ControllerSource::CollectNodes(
     n.alloc_cpus = used > raw.cpus_efctv ? raw.cpus_efctv : used;
     n.alloc_idle_cpus = *n.cpus - *n.alloc_cpus;  // slurmrestd's arithmetic
     n.alloc_memory_mb = static_cast<int64_t>(alloc.memory_mb[raw.index]);
-    n.alloc_tres_set = *n.alloc_cpus > 0 || *n.alloc_memory_mb > 0 ||
-                       n.gpus_alloc > 0;
-    DeriveMixed(n, raw, n.alloc_tres_set);
+    DeriveBases(n, raw,
+                HasAllocTres(*n.alloc_cpus, *n.alloc_memory_mb, n.gpus_alloc));
   }
   for (Partition& p : partitions) {
     std::vector<uint32_t> listed, unlisted;

@@ -41,13 +41,12 @@ std::shared_ptr<NodeSnapshot> Nodes(FuzzedDataProvider& in) {
     node.address = Str(in, s->arena, 8);
     node.comment = Str(in, s->arena);
     node.reason = Str(in, s->arena);
-    node.reason_time = in.ConsumeIntegralInRange<int64_t>(0, kMaxTime);
     node.reservation = Str(in, s->arena, 12);
     node.tres = Str(in, s->arena, 40);
     node.state.base = static_cast<NodeBase>(in.ConsumeIntegralInRange<int>(0, 7));
     node.state.flags = in.ConsumeIntegral<uint32_t>() & ((1u << 22) - 1);
-    if (in.ConsumeBool())
-      node.slurm_base = static_cast<NodeBase>(in.ConsumeIntegralInRange<int>(0, 7));
+    node.stored_base = static_cast<NodeBase>(in.ConsumeIntegralInRange<int>(0, 7));
+    node.statistics_base = static_cast<NodeBase>(in.ConsumeIntegralInRange<int>(0, 7));
     for (std::string_view p : parts)
       if (in.ConsumeBool()) node.partitions.push_back(p);
     node.cpus = MaybeCount(in);
@@ -61,7 +60,6 @@ std::shared_ptr<NodeSnapshot> Nodes(FuzzedDataProvider& in) {
     node.gpus_total = in.ConsumeIntegralInRange<int64_t>(0, UINT32_MAX);
     node.gpus_alloc = in.ConsumeIntegralInRange<int64_t>(0, UINT32_MAX);
     node.gpus_tres = in.ConsumeIntegralInRange<int64_t>(0, UINT32_MAX);
-    node.alloc_tres_set = in.ConsumeBool();
   }
   if (in.ConsumeBool() && !s->nodes.empty()) {
     Node hidden = s->nodes.back();
@@ -77,7 +75,6 @@ std::shared_ptr<NodeSnapshot> Nodes(FuzzedDataProvider& in) {
       p.unlisted_node_indices.push_back(i);
     p.total_cpus = in.ConsumeIntegralInRange<int64_t>(0, UINT32_MAX);
     p.total_nodes = static_cast<int64_t>(p.node_indices.size());
-    p.total_gpus = in.ConsumeIntegralInRange<int64_t>(0, UINT32_MAX);
     p.max_nodes = in.ConsumeIntegral<uint32_t>();
   }
   return s;
@@ -124,11 +121,11 @@ std::shared_ptr<JobSnapshot> Jobs(FuzzedDataProvider& in, size_t node_count) {
     j.min_nodes = in.ConsumeIntegral<uint32_t>();
     j.max_nodes = in.ConsumeIntegral<uint32_t>();
     j.array_pending_tasks = in.ConsumeIntegral<uint32_t>();
-    j.wait_part_node_limit = in.ConsumeBool();
+    j.waits_part_node_limit = in.ConsumeBool();
+    j.reason_has_part_node_limit_bit = in.ConsumeBool();
     for (uint32_t k = 0; k < node_count; ++k)
       if (in.ConsumeBool()) j.node_indices.push_back(k);
-    j.part_ptr_name = Str(in, s->arena, 12);
-    j.state_reason_id = in.ConsumeIntegral<uint32_t>();
+    j.statistics_partition = Str(in, s->arena, 12);
   }
   return s;
 }
@@ -138,8 +135,8 @@ std::shared_ptr<DiagSnapshot> Diag(FuzzedDataProvider& in) {
   auto d = std::make_shared<DiagSnapshot>();
   if (in.ConsumeBool()) d->server_thread_count = in.ConsumeIntegralInRange<int64_t>(0, 1 << 16);
   for (int i = 0, n = in.ConsumeIntegralInRange<int>(0, 4); i < n; ++i)
-    d->rpc_types.push_back({Str(in, d->arena, 16), in.ConsumeIntegral<uint16_t>(),
-                            in.ConsumeIntegral<uint32_t>(), in.ConsumeIntegral<uint32_t>()});
+    d->rpc_types.push_back({Str(in, d->arena, 16), in.ConsumeIntegral<uint32_t>(),
+                            in.ConsumeIntegral<uint32_t>()});
   for (int i = 0, n = in.ConsumeIntegralInRange<int>(0, 4); i < n; ++i)
     d->rpc_users.push_back({Str(in, d->arena, 8), in.ConsumeIntegral<uint32_t>(),
                             in.ConsumeIntegral<uint32_t>(), in.ConsumeIntegral<uint32_t>()});
@@ -152,10 +149,14 @@ std::shared_ptr<DiagSnapshot> Diag(FuzzedDataProvider& in) {
                       &st.bf_cycle_sum, &st.bf_depth_sum, &st.bf_queue_len_sum,
                       &st.bf_active, &st.latency})
     *v = in.ConsumeIntegral<uint32_t>();
-  for (int i = 0, n = in.ConsumeIntegralInRange<int>(0, 12); i < n; ++i)
-    st.schedule_exit.push_back(in.ConsumeIntegral<uint32_t>());
-  for (int i = 0, n = in.ConsumeIntegralInRange<int>(0, 12); i < n; ++i)
-    st.bf_exit.push_back(in.ConsumeIntegral<uint32_t>());
+  for (uint64_t* v :
+       {&st.schedule_exit.end_job_queue, &st.schedule_exit.default_queue_depth,
+        &st.schedule_exit.max_job_start, &st.schedule_exit.licenses,
+        &st.schedule_exit.max_rpc_cnt, &st.schedule_exit.max_sched_time,
+        &st.bf_exit.end_job_queue, &st.bf_exit.bf_max_job_start,
+        &st.bf_exit.bf_max_job_test, &st.bf_exit.state_changed,
+        &st.bf_exit.bf_node_space_size, &st.bf_exit.bf_max_time})
+    *v = in.ConsumeIntegral<uint32_t>();
   st.bf_when_last_cycle = in.ConsumeIntegralInRange<int64_t>(0, kMaxTime);
   return d;
 }

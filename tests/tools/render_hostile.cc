@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
 
   auto diag = std::make_shared<DiagSnapshot>();
   diag->server_thread_count = 3;
-  diag->rpc_types = {{kNasty, 1, 1, 1}, {kNasty, 1, 1, 1}};
+  diag->rpc_types = {{kNasty, 1, 1}, {kNasty, 1, 1}};
   diag->rpc_users = {{kNasty, 0, 1, 1}};
 
   NodeHistory history(0);

@@ -55,7 +55,7 @@ TEST(NativeJobs, EndpointAddsSoperatorFamilies) {
 }
 
 Job Running(uint32_t id, int64_t cpus, std::vector<uint32_t> nodes) {
-  Job j = testing::SampleJob(id, JobBase::kRunning, "None", 0, "main");
+  Job j = testing::SampleJob(id, JobBase::kRunning, "None", "main");
   j.cpus_alloc = cpus;
   j.node_indices = std::move(nodes);
   return j;
@@ -71,26 +71,21 @@ TEST(NativeJobs, CountingRules) {
   suspended.memory_alloc_mb = 1000;
   suspended.gpus_alloc = 2;
   snap.jobs.push_back(suspended);
-  // Held by the admin: reason WAIT_HELD, whatever the priority.
-  Job held =
-      testing::SampleJob(4, JobBase::kPending, "JobHeldAdmin", 8, "main");
+  // Held by the admin (reason WAIT_HELD, as the adapter decides).
+  Job held = testing::SampleJob(4, JobBase::kPending, "JobHeldAdmin", "main");
+  held.held = true;
   held.array_pending_tasks = 10;
   snap.jobs.push_back(held);
-  // Priority 0 with another reason is not "hold" for Slurm.
-  Job zero = testing::SampleJob(5, JobBase::kPending, "Dependency", 2, "main");
-  zero.held = true;
-  snap.jobs.push_back(zero);
-  Job completing =
-      testing::SampleJob(6, JobBase::kCompleted, "None", 0, "main");
+  snap.jobs.push_back(
+      testing::SampleJob(5, JobBase::kPending, "Dependency", "main"));
+  Job completing = testing::SampleJob(6, JobBase::kCompleted, "None", "main");
   completing.flags = kCompleting;
   completing.node_indices = {7};  // not RUNNING/SUSPENDED: no nodes counted
   snap.jobs.push_back(completing);
-  Job oom =
-      testing::SampleJob(7, JobBase::kOutOfMemory, "OutOfMemory", 181, "main");
+  Job oom = testing::SampleJob(7, JobBase::kOutOfMemory, "OutOfMemory", "main");
   oom.flags = kRequeue | kExpediting;
   snap.jobs.push_back(oom);
-  snap.jobs.push_back(
-      testing::SampleJob(8, JobBase::kBootFail, "None", 0, "main"));
+  snap.jobs.push_back(testing::SampleJob(8, JobBase::kBootFail, "None", "main"));
 
   const auto ours = RenderJobs(snap, true);
   EXPECT_EQ(ours.series.at("slurm_jobs"), 1 + 1 + 1 + 10 + 1 + 1 + 1 + 1);

@@ -111,7 +111,6 @@ Node PlainNode(std::string_view name, NodeBase base, uint32_t flags,
   n.cpus = cpus;
   n.effective_cpus = cpus;
   n.alloc_cpus = alloc;
-  n.alloc_tres_set = alloc > 0;
   return n;
 }
 
@@ -132,26 +131,26 @@ TEST(NativeNodes, PoweringUpCarriesTheRightCount) {
 
 TEST(NativeNodes, BaseStateClasses) {
   NodeSnapshot snap;
-  // Raw IDLE with 1 of 4 CPUs allocated: inferred MIXED. With DRAIN, the
-  // nodes path tests draining on the raw record: drained, not draining.
+  // Stored IDLE with 1 of 4 CPUs allocated: the adapter classes it MIXED.
+  // With DRAIN, the nodes path tests draining on the stored record:
+  // drained, not draining.
   snap.nodes.push_back(PlainNode("mixed", NodeBase::kIdle, kDrain, 4, 1));
   snap.nodes.back().state.base = NodeBase::kMixed;  // client-side rewrite
+  snap.nodes.back().statistics_base = NodeBase::kMixed;
   // DOWN with allocations stays DOWN (the client would say MIXED).
   snap.nodes.push_back(PlainNode("down", NodeBase::kDown, 0, 4, 2));
   snap.nodes.back().state.base = NodeBase::kMixed;
   // Fully allocated: ALLOCATED; with DRAIN it is draining.
   snap.nodes.push_back(PlainNode("busy", NodeBase::kAllocated, kDrain, 4, 4));
-  // Nothing allocated but a TRES string (memory only): MIXED.
-  snap.nodes.push_back(PlainNode("memonly", NodeBase::kIdle, 0, 4, 0));
-  snap.nodes.back().alloc_tres_set = true;
   // FUTURE nodes are listed by Slurm although clients hide them.
   snap.unlisted_nodes.push_back(PlainNode("later", NodeBase::kFuture, 0, 8, 0));
   // ERROR (unused by Slurm) counts in no class.
   snap.nodes.push_back(
       PlainNode("error", NodeBase::kError, kMaintenance, 4, 0));
+  snap.nodes.back().statistics_base = NodeBase::kNone;
   const auto ours = ParseExposition(RenderNodes(snap, true), false);
-  EXPECT_EQ(ours.series.at("slurm_nodes"), 6);
-  EXPECT_EQ(ours.series.at("slurm_nodes_mixed"), 2);
+  EXPECT_EQ(ours.series.at("slurm_nodes"), 5);
+  EXPECT_EQ(ours.series.at("slurm_nodes_mixed"), 1);
   EXPECT_EQ(ours.series.at("slurm_nodes_down"), 1);
   EXPECT_EQ(ours.series.at("slurm_nodes_alloc"), 1);
   EXPECT_EQ(ours.series.at("slurm_nodes_future"), 1);
@@ -162,15 +161,6 @@ TEST(NativeNodes, BaseStateClasses) {
   EXPECT_EQ(ours.series.at("slurm_nodes_maint"), 1);
   EXPECT_EQ(ours.series.at("slurm_node_cpus{node=\"later\"}"), 8);
   EXPECT_EQ(ours.series.at("slurm_node_cpus_idle{node=\"mixed\"}"), 3);
-}
-
-TEST(NativeNodes, WithoutSlurmBaseTheClientStateStandsIn) {
-  NodeSnapshot snap;
-  snap.nodes.push_back(PlainNode("m", NodeBase::kIdle, 0, 4, 1));
-  snap.nodes.back().slurm_base.reset();
-  snap.nodes.back().state.base = NodeBase::kMixed;
-  const auto ours = ParseExposition(RenderNodes(snap, false), false);
-  EXPECT_EQ(ours.series.at("slurm_nodes_mixed"), 1);
 }
 
 TEST(NativeNodes, GpusAndWidths) {

@@ -69,7 +69,6 @@ Node BigNode(std::string_view name, int64_t cpus, int64_t alloc) {
   n.cpus = cpus;
   n.effective_cpus = cpus;
   n.alloc_cpus = alloc;
-  n.alloc_tres_set = alloc > 0;
   n.real_memory_mb = 1000;
   n.free_memory_mb = 500;
   return n;
@@ -87,11 +86,11 @@ TEST(NativePartitions, WraparoundOf70000Cpus) {
   p.total_nodes = 70000;  // as if it had 70,000 nodes: uint16 in Slurm
   nodes.partitions = {p};
   JobSnapshot jobs;
-  Job j = testing::SampleJob(1, JobBase::kRunning, "None", 0, "huge");
+  Job j = testing::SampleJob(1, JobBase::kRunning, "None", "huge");
   j.cpus_alloc = 70000;
   j.memory_alloc_mb = 2048;
   j.node_indices = {0, 1};
-  Job wide = testing::SampleJob(2, JobBase::kPending, "Resources", 3, "huge");
+  Job wide = testing::SampleJob(2, JobBase::kPending, "Resources", "huge");
   wide.min_nodes = 70000;
   jobs.jobs = {j, wide};
 
@@ -126,20 +125,16 @@ TEST(NativePartitions, WraparoundOf70000Cpus) {
   EXPECT_EQ(at(native, "slurm_partition_nodes_mem_tot"), 2000);
 }
 
-TEST(NativePartitions, JobsCountUnderTheirCurrentPartition) {
+TEST(NativePartitions, JobsCountUnderTheirStatisticsPartition) {
   NodeSnapshot nodes = testing::SampleNodes();
   JobSnapshot jobs;
-  // Submitted to both, currently held against batch.
-  Job both =
-      testing::SampleJob(1, JobBase::kPending, "Priority", 1, "debug,batch");
-  both.part_ptr_name = "batch";
+  // Submitted to both, currently held against batch (part_ptr).
+  Job both = testing::SampleJob(1, JobBase::kPending, "Priority", "debug,batch");
+  both.statistics_partition = "batch";
   // No part_ptr: the raw list matches no partition.
-  Job lost =
-      testing::SampleJob(2, JobBase::kPending, "Priority", 1, "debug,batch");
-  lost.part_ptr_name = "";
-  // No part_ptr but a single partition name: it matches.
-  Job single = testing::SampleJob(3, JobBase::kPending, "Priority", 1, "debug");
-  single.part_ptr_name = "";
+  Job lost = testing::SampleJob(2, JobBase::kPending, "Priority", "debug,batch");
+  lost.statistics_partition = "debug,batch";
+  Job single = testing::SampleJob(3, JobBase::kPending, "Priority", "debug");
   jobs.jobs = {both, lost, single};
   const auto ours = RenderParts(nodes, &jobs, false);
   EXPECT_EQ(ours.series.at("slurm_partition_jobs_pending{partition=\"batch\"}"),
@@ -151,14 +146,19 @@ TEST(NativePartitions, JobsCountUnderTheirCurrentPartition) {
 TEST(NativePartitions, WaitPartNodeLimit) {
   NodeSnapshot nodes = testing::SampleNodes();
   JobSnapshot jobs;
-  jobs.jobs = {
-      testing::SampleJob(1, JobBase::kPending, "PartitionNodeLimit", 4,
-                         "debug"),
-      // WAIT_RESERVATION (14) has bit 2 set; so does FAIL_OOM (181), in a
-      // finished record.
-      testing::SampleJob(2, JobBase::kPending, "Reservation", 14, "debug"),
-      testing::SampleJob(3, JobBase::kOutOfMemory, "OutOfMemory", 181, "debug"),
-      testing::SampleJob(4, JobBase::kPending, "Resources", 3, "debug")};
+  Job waits =
+      testing::SampleJob(1, JobBase::kPending, "PartitionNodeLimit", "debug");
+  waits.waits_part_node_limit = true;
+  waits.reason_has_part_node_limit_bit = true;
+  // WAIT_RESERVATION (14) has the bit; so does FAIL_OOM (181), in a
+  // finished record.
+  Job resv = testing::SampleJob(2, JobBase::kPending, "Reservation", "debug");
+  resv.reason_has_part_node_limit_bit = true;
+  Job oom =
+      testing::SampleJob(3, JobBase::kOutOfMemory, "OutOfMemory", "debug");
+  oom.reason_has_part_node_limit_bit = true;
+  jobs.jobs = {waits, resv, oom,
+               testing::SampleJob(4, JobBase::kPending, "Resources", "debug")};
   const char* kKey =
       "slurm_partition_jobs_wait_part_node_limit{partition=\"debug\"}";
   EXPECT_EQ(RenderParts(nodes, &jobs, false).series.at(kKey), 1);
@@ -167,12 +167,13 @@ TEST(NativePartitions, WaitPartNodeLimit) {
 
 TEST(NativePartitions, NodeRules) {
   NodeSnapshot nodes;
-  // Raw IDLE, 1 of 4 CPUs allocated, DRAIN: inferred MIXED; the partitions
-  // path tests draining on the rewritten copy, the nodes path does not.
+  // Stored IDLE, 1 of 4 CPUs allocated, DRAIN: classed MIXED; the
+  // partitions path tests draining on the rewritten copy, the nodes path
+  // does not.
   Node mixed = testing::SampleNode("mixed", NodeBase::kIdle, kDrain);
   mixed.cpus = mixed.effective_cpus = 4;
   mixed.alloc_cpus = 1;
-  mixed.alloc_tres_set = true;
+  mixed.statistics_base = NodeBase::kMixed;
   Node cloud = testing::SampleNode("cloud", NodeBase::kIdle,
                                    kCloud | kPoweringDown | kPoweredDown);
   nodes.nodes = {mixed, cloud};

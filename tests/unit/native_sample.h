@@ -34,7 +34,8 @@ inline Node SampleNode(std::string_view name, NodeBase base, uint32_t flags) {
   Node n;
   n.name = name;
   n.state = {base, flags};
-  n.slurm_base = base;
+  n.stored_base = base;
+  n.statistics_base = base;
   n.cpus = 2;
   n.alloc_cpus = 0;
   n.alloc_idle_cpus = 2;
@@ -62,7 +63,6 @@ inline NodeSnapshot SampleNodes() {
   vm.alloc_cpus = 2;
   vm.alloc_idle_cpus = 0;
   vm.free_memory_mb = 23583;
-  vm.alloc_tres_set = true;
   s.nodes = {ghost1, ghost2, vm};
 
   Partition debug;
@@ -79,21 +79,14 @@ inline NodeSnapshot SampleNodes() {
   return s;
 }
 
-// enum job_state_reason values of the reasons in squeue.json.
-inline constexpr uint32_t kWaitNoReason = 0;
-inline constexpr uint32_t kWaitPriority = 1;
-inline constexpr uint32_t kWaitResources = 3;
-inline constexpr uint32_t kWaitHeldUser = 16;
-
 inline Job SampleJob(uint32_t id, JobBase state, std::string_view reason,
-                     uint32_t reason_id, std::string_view partition) {
+                     std::string_view partition) {
   Job j;
   j.id = id;
   j.state = state;
   j.state_reason = reason;
-  j.state_reason_id = reason_id;
   j.partition = partition;
-  j.part_ptr_name = partition;  // every job names one partition
+  j.statistics_partition = partition;  // every job names one partition
   j.user_id = 0;
   j.user_name = "root";
   j.account = "";
@@ -106,23 +99,20 @@ inline JobSnapshot SampleJobs() {
   JobSnapshot s;
   // job_list order: 1, 2, 6, 4, 5, 3 (the split-out array task 6 kept the
   // meta record's slot; the meta record 3 was appended).
-  Job j1 = SampleJob(1, JobBase::kRunning, "None", kWaitNoReason, "debug");
+  Job j1 = SampleJob(1, JobBase::kRunning, "None", "debug");
   j1.cpus_alloc = 1;  // tres_alloc_str cpu=1,node=1,billing=1: no mem
   j1.node_indices = {kVm};
-  Job j2 =
-      SampleJob(2, JobBase::kPending, "JobHeldUser", kWaitHeldUser, "debug");
-  j2.held = true;  // priority 0
+  Job j2 = SampleJob(2, JobBase::kPending, "JobHeldUser", "debug");
+  j2.held = true;  // WAIT_HELD_USER
   j2.max_nodes = 1;
-  Job j6 = SampleJob(6, JobBase::kRunning, "None", kWaitNoReason, "debug");
+  Job j6 = SampleJob(6, JobBase::kRunning, "None", "debug");
   j6.array_job_id = 3;
   j6.array_task_id = 0;
   j6.cpus_alloc = 1;
   j6.node_indices = {kVm};
-  Job j4 = SampleJob(4, JobBase::kPending, "Priority", kWaitPriority, "debug");
-  Job j5 =
-      SampleJob(5, JobBase::kPending, "Resources", kWaitResources, "batch");
-  Job j3 =
-      SampleJob(3, JobBase::kPending, "Resources", kWaitResources, "debug");
+  Job j4 = SampleJob(4, JobBase::kPending, "Priority", "debug");
+  Job j5 = SampleJob(5, JobBase::kPending, "Resources", "batch");
+  Job j3 = SampleJob(3, JobBase::kPending, "Resources", "debug");
   j3.array_job_id = 3;
   j3.array_task_string = "1-3";
   j3.array_pending_tasks = 3;
@@ -146,12 +136,11 @@ inline DiagSnapshot SampleDiag() {
   s.schedule_cycle_sum = 8498;
   s.schedule_cycle_counter = 3;
   s.schedule_cycle_depth = 8;
-  s.schedule_exit = {3, 0, 0, 0, 0, 0};  // end_job_queue 3
+  s.schedule_exit.end_job_queue = 3;
   s.schedule_queue_len = 3;
   s.jobs_submitted = 8;
   s.jobs_started = 2;
   s.job_states_ts = 1795977591;
-  s.bf_exit = {0, 0, 0, 0, 0, 0};
   s.bf_when_last_cycle = 0;
   return d;
 }

@@ -78,7 +78,12 @@ TEST(NativeScheduler, DefaultsCountersAndFullWidth) {
   d.sched.bf_cycle_sum = 6000000000;
   d.sched.bf_cycle_counter = 3;
   d.sched.bf_depth_sum = 10;
-  d.sched.bf_exit = {1, 2, 3, 4, 5, 6};
+  d.sched.bf_exit = {.end_job_queue = 1,
+                     .bf_max_job_start = 2,
+                     .bf_max_job_test = 3,
+                     .state_changed = 4,
+                     .bf_node_space_size = 5,
+                     .bf_max_time = 6};
   const std::string text = RenderSched(d, false);
   const auto ours = ParseExposition(text, false);
   EXPECT_EQ(ours.series.at("slurm_schedule_cycle_tot"), 5000000000.0);
@@ -119,7 +124,7 @@ TEST(NativeScheduler, DefaultsCountersAndFullWidth) {
 }
 
 TEST(NativeScheduler, MissingExitArraysReadZero) {
-  DiagSnapshot d;  // e.g. a release without schedule_exit/bf_exit
+  DiagSnapshot d;  // e.g. 22.05, which has no schedule_exit/bf_exit
   const auto ours = ParseExposition(RenderSched(d, false), false);
   EXPECT_EQ(ours.series.size(), 58u);
   EXPECT_EQ(ours.series.at("slurm_sched_exit_timeout"), 0);

@@ -54,7 +54,7 @@ TEST(NativeUsersAccounts, EndpointIsNativeOnly) {
 }
 
 Job UserJob(uint32_t id, std::string_view user, std::string_view account) {
-  Job j = testing::SampleJob(id, JobBase::kRunning, "None", 0, "main");
+  Job j = testing::SampleJob(id, JobBase::kRunning, "None", "main");
   j.user_name = user;
   j.account = account;
   return j;

@@ -70,7 +70,7 @@ TEST(PrivateData, JobsAndUsersHiddenOnEveryPath) {
   j.user_name = "alice";
   j.account = "physics";
   j.partition = "batch";
-  j.part_ptr_name = "batch";
+  j.statistics_partition = "batch";
   j.nodes = "n1";
   j.std_out = "/home/alice/out";
   jobs->jobs.push_back(j);

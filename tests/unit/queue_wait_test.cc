@@ -19,7 +19,7 @@ Job J(uint32_t id, JobBase state, std::string_view part, int64_t submit,
   j.id = id;
   j.state = state;
   j.partition = part;
-  j.part_ptr_name = part;
+  j.statistics_partition = part;
   j.submit_time = submit;
   j.start_time = start;
   j.nodes = nodes;
@@ -55,7 +55,7 @@ TEST(QueueWait, EachStartOnce) {
   second.jobs.push_back(J(4, JobBase::kCancelled, "debug", 100, 300, ""));  // never ran
   Job multi = J(5, JobBase::kRunning, "", 1000, 1000, "vm");  // no wait
   multi.partition = "debug,batch";
-  multi.part_ptr_name = "debug";
+  multi.statistics_partition = "debug";
   second.jobs.push_back(multi);
   h.Observe(second);
   h.Observe(second);  // the same starts again: nothing new

@@ -15,10 +15,10 @@ using V = std::vector<std::string>;
 TEST(SoperatorController, RpcStatistics) {
   DiagSnapshot d;
   d.server_thread_count = 0;
-  d.rpc_types = {{"REQUEST_PING", 1008, 3, 61410},
-                 {"REQUEST_NODE_INFO", 2007, 0, 1},
-                 {"REQUEST_JOB_INFO", 2003, 5, 0},
-                 {"REQUEST_BIG", 1, 2, 6871947674}};
+  d.rpc_types = {{"REQUEST_PING", 3, 61410},
+                 {"REQUEST_NODE_INFO", 0, 1},
+                 {"REQUEST_JOB_INFO", 5, 0},
+                 {"REQUEST_BIG", 2, 6871947674}};
   d.rpc_users = {{"root", 0, 15, 5000}, {"", 4242, 1, 0}};
   MetricSet set;
   AddSoperatorControllerFamilies(set, d);

@@ -220,14 +220,14 @@ TEST(SoperatorJobs, SeriesSortAsStrings) {
 }
 
 TEST(SoperatorJobs, TerminalSet) {
-  EXPECT_FALSE(IsTerminal(JobBase::kPending));
-  EXPECT_FALSE(IsTerminal(JobBase::kRunning));
-  EXPECT_FALSE(IsTerminal(JobBase::kSuspended));
+  EXPECT_FALSE(IsFinished(JobBase::kPending));
+  EXPECT_FALSE(IsFinished(JobBase::kRunning));
+  EXPECT_FALSE(IsFinished(JobBase::kSuspended));
   for (JobBase b : {JobBase::kCompleted, JobBase::kCancelled, JobBase::kFailed,
                     JobBase::kTimeout, JobBase::kNodeFail, JobBase::kPreempted,
                     JobBase::kBootFail, JobBase::kDeadline,
                     JobBase::kOutOfMemory})
-    EXPECT_TRUE(IsTerminal(b)) << JobBaseName(b);
+    EXPECT_TRUE(IsFinished(b)) << JobBaseName(b);
 }
 
 }  // namespace
