@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "endpoints.h"
 
+#include <algorithm>
+
+#include "immortal.h"
 #include "native_jobs.h"
 #include "native_nodes.h"
 #include "native_partitions.h"
@@ -25,16 +28,37 @@ std::string_view EndpointPath(Endpoint e) {
   return "";
 }
 
+// Soperator and Slurm's native node families both define a few names
+// (slurm_node_cpus_effective, slurm_node_cpus_idle,
+// slurm_node_memory_effective_bytes, slurm_node_memory_free_bytes), with
+// other HELP text and labels. A body carries one family of a name, as
+// client_golang's registry requires: on Slurm's own paths Slurm's family,
+// on /metrics Soperator's (docs/metrics-native.md).
+std::span<const std::string_view> SharedNodeFamilyNames() {
+  static const auto& kShared = Immortal([] {
+    std::vector<std::string_view> shared;
+    const auto native = NativeNodeFamilyNames();
+    for (std::string_view name : SoperatorNodeFamilyNames()) {
+      if (std::find(native.begin(), native.end(), name) != native.end())
+        shared.push_back(name);
+    }
+    return shared;
+  }());
+  return kShared;
+}
+
 // Each metrics/openmetrics path serves Slurm's own families, and the three
 // that have a Soperator counterpart serve Soperator's too (so one
-// MetricsType gives both dashboards their data). Names both define are
-// merged by the writer, Soperator's HELP first.
+// MetricsType gives both dashboards their data), except where the names
+// are shared (above).
 void AddEndpointFamilies(MetricSet& set, Endpoint e, const ClusterState& state,
                          const NodeHistory& history, const RenderOptions& opts) {
   const bool everything = e == Endpoint::kEverything;
   const bool soperator = e == Endpoint::kSoperator || everything;
   if ((soperator || e == Endpoint::kNodes) && state.nodes) {
-    AddSoperatorNodeFamilies(set, *state.nodes);
+    AddSoperatorNodeFamilies(set, *state.nodes,
+                             soperator ? std::span<const std::string_view>()
+                                       : SharedNodeFamilyNames());
     history.AddFamilies(set);
   }
   if ((soperator || e == Endpoint::kJobs) && state.jobs)
@@ -43,7 +67,9 @@ void AddEndpointFamilies(MetricSet& set, Endpoint e, const ClusterState& state,
     AddSoperatorControllerFamilies(set, *state.diag);
 
   if ((everything || e == Endpoint::kNodes) && state.nodes)
-    AddNativeNodeFamilies(set, *state.nodes, opts);
+    AddNativeNodeFamilies(set, *state.nodes, opts,
+                          everything ? SharedNodeFamilyNames()
+                                     : std::span<const std::string_view>());
   if ((everything || e == Endpoint::kJobs) && state.jobs)
     AddNativeJobFamilies(set, *state.jobs, opts);
   if ((everything || e == Endpoint::kPartitions) && state.nodes)

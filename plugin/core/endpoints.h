@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string_view>
 
 #include "exposition.h"
@@ -39,6 +40,9 @@ struct RenderOptions {
   int64_t now = 0;             // unix seconds, for job durations
   bool native_values = false;  // reproduce metrics/openmetrics' numbers
 };
+
+// Family names both Soperator's and Slurm's native node families define.
+std::span<const std::string_view> SharedNodeFamilyNames();
 
 void AddEndpointFamilies(MetricSet& set, Endpoint e, const ClusterState& state,
                          const NodeHistory& history, const RenderOptions& opts);

@@ -33,33 +33,22 @@ FamilyDefs MakeDefs(const Spec& spec, std::string_view label) {
   LabelNames labels;
   if (!label.empty()) labels.push_back(label);
   return {FamilyDef{spec.name, spec.help, typed, labels},
-          FamilyDef{spec.name, spec.help, MetricType::kGauge, labels},
-          FamilyDef{spec.name, spec.help, typed, {}},
-          FamilyDef{spec.name, spec.help, MetricType::kGauge, {}}};
+          FamilyDef{spec.name, spec.help, MetricType::kGauge, labels}};
 }
 
 Emitter::Emitter(MetricSet& set, const FamilyDefs& defs, const Spec& spec,
                  bool native_values)
-    : set_(&set),
-      defs_(&defs),
-      spec_(&spec),
+    : spec_(&spec),
       native_(native_values),
-      labelled_(&set.Add(native_values ? defs.gauge : defs.typed)) {}
+      family_(&set.Add(native_values ? defs.gauge : defs.typed)) {}
 
 void Emitter::Add(uint64_t value) {
-  labelled_->Add(std::span<const std::string_view>(),
-                 Printed(value, *spec_, native_));
+  family_->Add(std::span<const std::string_view>(),
+               Printed(value, *spec_, native_));
 }
 
 void Emitter::Add(std::string_view label, uint64_t value) {
-  const double v = Printed(value, *spec_, native_);
-  if (!label.empty()) {
-    labelled_->Add({label}, v);
-    return;
-  }
-  if (!bare_)
-    bare_ = &set_->Add(native_ ? defs_->gauge_bare : defs_->typed_bare);
-  bare_->Add(std::span<const std::string_view>(), v);
+  family_->Add({label}, Printed(value, *spec_, native_));
 }
 
 NodeView ViewNode(const Node& n, bool native_values) {

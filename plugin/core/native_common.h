@@ -40,15 +40,15 @@ struct Spec {
 // in bytes where the unit asks for it.
 double Printed(uint64_t v, const Spec& spec, bool native_values);
 
-// One Spec's FamilyDefs. metrics/openmetrics drops a label whose value is
-// empty or NULL (the sample's `slurm_account_jobs 6`), so a labelled family
-// has an unlabelled twin of the same name for those series; the writer
-// prints both under one HELP.
+// One Spec's FamilyDefs: as typed by default, and all-gauge for
+// native_values. metrics/openmetrics drops a label whose value is empty or
+// NULL (the sample's `slurm_account_jobs 6`); we print it with an empty
+// value instead (`slurm_account_jobs{account=""} 6`): Prometheus stores
+// both as the same series, and a family keeps one set of label names, as
+// client_golang's registry requires.
 struct FamilyDefs {
   FamilyDef typed;
   FamilyDef gauge;
-  FamilyDef typed_bare;
-  FamilyDef gauge_bare;
 };
 
 FamilyDefs MakeDefs(const Spec& spec, std::string_view label);
@@ -70,15 +70,12 @@ class Emitter {
   Emitter(MetricSet& set, const FamilyDefs& defs, const Spec& spec,
           bool native_values);
   void Add(uint64_t value);                          // unlabelled family
-  void Add(std::string_view label, uint64_t value);  // "" drops the label
+  void Add(std::string_view label, uint64_t value);
 
  private:
-  MetricSet* set_;
-  const FamilyDefs* defs_;
   const Spec* spec_;
   bool native_;
-  Family* labelled_;
-  Family* bare_ = nullptr;
+  Family* family_;
 };
 
 // Emitters for every row of a table, in table order.

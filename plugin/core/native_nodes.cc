@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "native_nodes.h"
 
+#include <algorithm>
+
 #include "immortal.h"
 #include "native_common.h"
 
@@ -130,28 +132,48 @@ const Total kTotals[] = {
 
 }  // namespace
 
+std::span<const std::string_view> NativeNodeFamilyNames() {
+  static const auto& kNames = Immortal([] {
+    std::vector<std::string_view> names;
+    for (const PerNode& p : kPerNode) names.push_back(p.spec.name);
+    for (const Total& t : kTotals) names.push_back(t.spec.name);
+    return names;
+  }());
+  return kNames;
+}
+
 void AddNativeNodeFamilies(MetricSet& set, const NodeSnapshot& snap,
-                           const RenderOptions& opts) {
+                           const RenderOptions& opts,
+                           std::span<const std::string_view> skip) {
   static const auto& kPerNodeDefs =
       Immortal(native::MakeDefs(std::span<const PerNode>(kPerNode), "node"));
   static const auto& kTotalDefs =
       Immortal(native::MakeDefs(std::span<const Total>(kTotals), ""));
   const bool nv = opts.native_values;
+  auto skipped = [&](std::string_view name) {
+    return std::find(skip.begin(), skip.end(), name) != skip.end();
+  };
 
   const std::vector<NodeView> views = native::ViewNodes(snap, nv);
-  std::vector<native::Emitter> per_node = native::MakeEmitters(
-      set, std::span<const PerNode>(kPerNode), kPerNodeDefs, nv);
+  // The per-node families this body carries, as indices into kPerNode.
+  std::vector<size_t> rows;
+  std::vector<native::Emitter> per_node;
+  for (size_t i = 0; i < std::size(kPerNode); ++i) {
+    if (skipped(kPerNode[i].spec.name)) continue;
+    rows.push_back(i);
+    per_node.emplace_back(set, kPerNodeDefs[i], kPerNode[i].spec, nv);
+  }
   NodeCounts counts;
   for (const NodeView& v : views) {
-    for (size_t i = 0; i < per_node.size(); ++i)
-      per_node[i].Add(v.node->name, v.*kPerNode[i].value);
+    for (size_t k = 0; k < rows.size(); ++k)
+      per_node[k].Add(v.node->name, v.*kPerNode[rows[k]].value);
     counts.Add(v, /*rewritten=*/false);
   }
-  std::vector<native::Emitter> totals = native::MakeEmitters(
-      set, std::span<const Total>(kTotals), kTotalDefs, nv);
-  for (size_t i = 0; i < totals.size(); ++i) {
+  for (size_t i = 0; i < std::size(kTotals); ++i) {
     const Total& t = kTotals[i];
-    totals[i].Add(counts.*(nv && t.native_value ? t.native_value : t.value));
+    if (skipped(t.spec.name)) continue;
+    native::Emitter(set, kTotalDefs[i], t.spec, nv)
+        .Add(counts.*(nv && t.native_value ? t.native_value : t.value));
   }
 }
 

@@ -3,13 +3,21 @@
 // per-node families and 28 cluster totals.
 #pragma once
 
+#include <span>
+#include <string_view>
+
 #include "endpoints.h"
 #include "exposition.h"
 #include "snapshot.h"
 
 namespace sm {
 
+// The names of the families AddNativeNodeFamilies adds.
+std::span<const std::string_view> NativeNodeFamilyNames();
+
+// Families named in `skip` are not built.
 void AddNativeNodeFamilies(MetricSet& set, const NodeSnapshot& nodes,
-                           const RenderOptions& opts);
+                           const RenderOptions& opts,
+                           std::span<const std::string_view> skip = {});
 
 }  // namespace sm

@@ -186,7 +186,7 @@ void AddNativeUserAccountFamilies(MetricSet& set, const JobSnapshot& snap,
   const bool nv = opts.native_values;
 
   // Keyed by the exact strings; an unresolvable uid or a job without an
-  // account is one "" key, printed without its label.
+  // account is one "" key, printed with an empty label value.
   Keyed users, accounts;
   for (const Job& j : snap.jobs) {
     users.For(j.user_name).Add(j, nv);

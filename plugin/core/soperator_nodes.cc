@@ -2,6 +2,7 @@
 #include "soperator_nodes.h"
 
 #include <algorithm>
+#include <array>
 #include <optional>
 
 #include "node_state.h"
@@ -62,7 +63,25 @@ const FamilyDef kPartition{"slurm_node_partition",
     MetricType::kGauge,
     {"node_name", "instance_id", "nvlink_instance_group", "nodeset_name"}};
 
-void AddInfo(Family& f, const Node& n) {
+// A family to fill, or a sink that keeps nothing when `skip` names it.
+class Target {
+ public:
+  Target(MetricSet& set, const FamilyDef& def,
+         std::span<const std::string_view> skip)
+      : family_(std::find(skip.begin(), skip.end(), def.name) == skip.end()
+                    ? &set.Add(def)
+                    : nullptr) {}
+  void Add(std::initializer_list<std::string_view> values, double value) {
+    if (family_) family_->Add(values, value);
+  }
+  void Add(std::span<const std::string_view> values, double value) {
+    if (family_) family_->Add(values, value);
+  }
+ private:
+  Family* family_;
+};
+
+void AddInfo(Target& f, const Node& n) {
   using namespace node_flag;
   const NodeState& s = n.state;
   f.Add({n.name, n.instance_id, NodeBaseName(s.base),
@@ -79,19 +98,35 @@ void AddInfo(Family& f, const Node& n) {
         1);
 }
 
+// Every family of this file, in the order they are added.
+const FamilyDef* const kFamilies[] = {
+    &kNodeInfo,     &kCpusTotal,       &kCpusAllocated, &kCpusIdle,
+    &kCpusEffective, &kMemoryTotal,    &kMemoryAllocated, &kMemoryFree,
+    &kMemoryEffective, &kPartition};
+
 }  // namespace
 
-void AddSoperatorNodeFamilies(MetricSet& set, const NodeSnapshot& snap) {
-  Family& info = set.Add(kNodeInfo);
-  Family& cpus_total = set.Add(kCpusTotal);
-  Family& cpus_allocated = set.Add(kCpusAllocated);
-  Family& cpus_idle = set.Add(kCpusIdle);
-  Family& cpus_effective = set.Add(kCpusEffective);
-  Family& mem_total = set.Add(kMemoryTotal);
-  Family& mem_allocated = set.Add(kMemoryAllocated);
-  Family& mem_free = set.Add(kMemoryFree);
-  Family& mem_effective = set.Add(kMemoryEffective);
-  Family& partition = set.Add(kPartition);
+std::span<const std::string_view> SoperatorNodeFamilyNames() {
+  static const auto kNames = [] {
+    std::array<std::string_view, std::size(kFamilies)> names;
+    for (size_t i = 0; i < names.size(); ++i) names[i] = kFamilies[i]->name;
+    return names;
+  }();
+  return kNames;
+}
+
+void AddSoperatorNodeFamilies(MetricSet& set, const NodeSnapshot& snap,
+                              std::span<const std::string_view> skip) {
+  Target info(set, kNodeInfo, skip);
+  Target cpus_total(set, kCpusTotal, skip);
+  Target cpus_allocated(set, kCpusAllocated, skip);
+  Target cpus_idle(set, kCpusIdle, skip);
+  Target cpus_effective(set, kCpusEffective, skip);
+  Target mem_total(set, kMemoryTotal, skip);
+  Target mem_allocated(set, kMemoryAllocated, skip);
+  Target mem_free(set, kMemoryFree, skip);
+  Target mem_effective(set, kMemoryEffective, skip);
+  Target partition(set, kPartition, skip);
 
   for (const Node& n : snap.nodes) {
     const std::string_view name[] = {n.name};

@@ -3,11 +3,19 @@
 // partition mapping.
 #pragma once
 
+#include <span>
+#include <string_view>
+
 #include "exposition.h"
 #include "snapshot.h"
 
 namespace sm {
 
-void AddSoperatorNodeFamilies(MetricSet& set, const NodeSnapshot& nodes);
+// The names of the families AddSoperatorNodeFamilies adds.
+std::span<const std::string_view> SoperatorNodeFamilyNames();
+
+// Families named in `skip` are not built.
+void AddSoperatorNodeFamilies(MetricSet& set, const NodeSnapshot& nodes,
+                              std::span<const std::string_view> skip = {});
 
 }  // namespace sm

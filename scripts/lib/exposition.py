@@ -34,3 +34,10 @@ def label_pairs(labels):
 
 def unescape(value):
     return value.replace('\\n', '\n').replace('\\"', '"').replace('\\\\', '\\')
+
+
+def stored_braces(labels):
+    """The '{...}' of a series as Prometheus stores it: a label with an
+    empty value is no label (Slurm drops such labels, we print them)."""
+    pairs = [f'{n}="{v}"' for n, v in label_pairs(labels) if v]
+    return "{" + ",".join(pairs) + "}" if pairs else ""

@@ -39,7 +39,9 @@ TIMING = {
 NOT_IN_2205 = re.compile(r"^slurm_(sched|bf)_exit_")
 
 def series(text):
-    return {(s.name, s.braces): float(s.value) for s in exposition.samples(text)}
+    """(name, labels as Prometheus stores them) -> value."""
+    return {(s.name, exposition.stored_braces(s.labels)): float(s.value)
+            for s in exposition.samples(text)}
 
 
 def render(shim, plugin, fixtures, path, conf):

@@ -72,18 +72,42 @@ TEST(NativeNodes, EndpointAddsSoperatorFamilies) {
                         "state_is_powering_down=\"\","
                         "state_is_powering_up=\"\","
                         "state_is_reserved=\"false\"}"));
-  // Shared names are one family under Soperator's HELP, both label sets.
-  EXPECT_NE(out.find("# HELP slurm_node_cpus_effective Effective CPUs on the "
-                     "node\n# TYPE slurm_node_cpus_effective gauge\n"),
+  // Where both define a name, /metrics/nodes serves Slurm's family only.
+  EXPECT_NE(out.find("# HELP slurm_node_cpus_effective CPUs allocatable"),
             std::string::npos);
-  EXPECT_EQ(out.find("# HELP slurm_node_cpus_effective CPUs allocatable"),
+  EXPECT_EQ(out.find("# HELP slurm_node_cpus_effective Effective CPUs on the "
+                     "node"),
             std::string::npos);
   EXPECT_EQ(
       Samples(out, "slurm_node_memory_free_bytes"),
-      (V{"slurm_node_memory_free_bytes{node_name=\"vm\"} 2.4728567808e+10",
-         "slurm_node_memory_free_bytes{node=\"ghost1\"} 0",
+      (V{"slurm_node_memory_free_bytes{node=\"ghost1\"} 0",
          "slurm_node_memory_free_bytes{node=\"ghost2\"} 0",
          "slurm_node_memory_free_bytes{node=\"vm\"} 23583"}));
+  // Soperator's other node families are there.
+  EXPECT_EQ(Samples(out, "slurm_node_cpus_total"),
+            (V{"slurm_node_cpus_total{node_name=\"ghost1\"} 2",
+               "slurm_node_cpus_total{node_name=\"ghost2\"} 2",
+               "slurm_node_cpus_total{node_name=\"vm\"} 2"}));
+}
+
+TEST(NativeNodes, EverythingServesSoperatorsSharedNames) {
+  auto nodes = std::make_shared<const NodeSnapshot>(testing::SampleNodes());
+  NodeHistory history(0);
+  MetricSet set;
+  AddEndpointFamilies(set, Endpoint::kEverything, {nodes, nullptr, nullptr},
+                      history, {0, false});
+  const std::string out = Render(set);
+  EXPECT_EQ(SharedNodeFamilyNames().size(), 4u);
+  for (std::string_view name : SharedNodeFamilyNames()) {
+    for (const std::string& line : Samples(out, std::string(name)))
+      EXPECT_NE(line.find("{node_name=\""), std::string::npos) << line;
+  }
+  EXPECT_EQ(Samples(out, "slurm_node_cpus_idle"),
+            (V{"slurm_node_cpus_idle{node_name=\"ghost1\"} 2",
+               "slurm_node_cpus_idle{node_name=\"ghost2\"} 2",
+               "slurm_node_cpus_idle{node_name=\"vm\"} 0"}));
+  // The other native node families are served.
+  EXPECT_EQ(Samples(out, "slurm_node_cpus_alloc").size(), 3u);
 }
 
 TEST(NativeNodes, DefaultsInBytes) {
@@ -185,11 +209,15 @@ TEST(NativeNodes, GpusAndWidths) {
             18446744073709551516.0);
 }
 
-TEST(NativeNodes, EmptyNameDropsTheLabel) {
+TEST(NativeNodes, EmptyNameKeepsTheLabelEmpty) {
+  // Slurm prints `slurm_node_cpus 4`; Prometheus stores our line as the
+  // same series, and the family keeps one set of label names.
   NodeSnapshot snap;
+  snap.nodes = {PlainNode("a", NodeBase::kIdle, 0, 2, 0)};
   snap.unlisted_nodes = {PlainNode("", NodeBase::kIdle, 0, 4, 0)};
   const std::string out = RenderNodes(snap, true);
-  EXPECT_EQ(Samples(out, "slurm_node_cpus"), V{"slurm_node_cpus 4"});
+  EXPECT_EQ(Samples(out, "slurm_node_cpus"),
+            (V{"slurm_node_cpus{node=\"\"} 4", "slurm_node_cpus{node=\"a\"} 2"}));
 }
 
 TEST(NativeNodes, NoNodesStillTotals) {

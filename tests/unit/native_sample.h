@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -205,11 +206,40 @@ struct Exception {
   double ours;
 };
 
+// A series key as Prometheus stores it: a label with an empty value is no
+// label (Slurm drops such labels, we print them empty).
+inline std::string StoredSeries(const std::string& key) {
+  const size_t open = key.find('{');
+  if (open == std::string::npos) return key;
+  std::string out = key.substr(0, open), pairs;
+  static const std::regex kPair(R"re(([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)")re");
+  const std::string labels = key.substr(open);
+  for (auto it = std::sregex_iterator(labels.begin(), labels.end(), kPair);
+       it != std::sregex_iterator(); ++it) {
+    if ((*it)[2].length() == 0) continue;
+    pairs += (pairs.empty() ? "" : ",") + it->str();
+  }
+  return pairs.empty() ? out : out + "{" + pairs + "}";
+}
+
+inline Exposition Stored(const Exposition& e) {
+  Exposition out;
+  out.comments = e.comments;
+  for (const auto& [key, value] : e.series) {
+    EXPECT_EQ(out.series.count(StoredSeries(key)), 0u)
+        << "one stored series twice: " << key;
+    out.series[StoredSeries(key)] = value;
+  }
+  return out;
+}
+
 // Every series of `sample` is in `ours` with the same value (or, for an
 // exception, both sides carry the documented values), and `ours` has no
-// series the sample lacks.
-inline void ExpectSameSeries(const Exposition& sample, const Exposition& ours,
+// series the sample lacks; series compared as Prometheus stores them.
+inline void ExpectSameSeries(const Exposition& sample_text,
+                             const Exposition& ours_text,
                              const std::vector<Exception>& exceptions = {}) {
+  const Exposition sample = Stored(sample_text), ours = Stored(ours_text);
   std::map<std::string, const Exception*> except;
   for (const Exception& x : exceptions) except[x.series] = &x;
   for (const auto& [key, value] : sample.series) {

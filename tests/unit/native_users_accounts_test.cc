@@ -36,11 +36,12 @@ TEST(NativeUsersAccounts, ReproducesSlurmResponse) {
   EXPECT_EQ(sample.series.size(), 60u);
   testing::ExpectSameSeries(sample, ours);
   testing::ExpectSameComments(sample, ours);
-  // Records, where slurm_jobs counts 8 tasks; the empty account drops its
-  // label.
+  // Records, where slurm_jobs counts 8 tasks; the empty account keeps its
+  // label, empty (Slurm drops it: the same stored series).
   EXPECT_EQ(Samples(text, "slurm_user_jobs"),
             V{"slurm_user_jobs{username=\"root\"} 6"});
-  EXPECT_EQ(Samples(text, "slurm_account_jobs"), V{"slurm_account_jobs 6"});
+  EXPECT_EQ(Samples(text, "slurm_account_jobs"),
+            V{"slurm_account_jobs{account=\"\"} 6"});
 }
 
 TEST(NativeUsersAccounts, EndpointIsNativeOnly) {
@@ -77,8 +78,9 @@ TEST(NativeUsersAccounts, KeysAndTotals) {
   std::string text;
   const auto ours = RenderUa(snap, true, &text);
   EXPECT_EQ(Samples(text, "slurm_user_jobs"),
-            (V{"slurm_user_jobs{username=\"alice\"} 2",
-               "slurm_user_jobs{username=\"bob\"} 1", "slurm_user_jobs 1"}));
+            (V{"slurm_user_jobs{username=\"\"} 1",
+               "slurm_user_jobs{username=\"alice\"} 2",
+               "slurm_user_jobs{username=\"bob\"} 1"}));
   EXPECT_EQ(Samples(text, "slurm_account_jobs_pending"),
             (V{"slurm_account_jobs_pending{account=\"chemistry\"} 0",
                "slurm_account_jobs_pending{account=\"physics\"} 5"}));
@@ -89,7 +91,7 @@ TEST(NativeUsersAccounts, KeysAndTotals) {
   EXPECT_EQ(ours.series.at("slurm_account_jobs{account=\"physics\"}"), 3);
   EXPECT_EQ(ours.series.at("slurm_account_jobs_finished{account=\"physics\"}"),
             1);
-  EXPECT_EQ(ours.series.at("slurm_user_jobs_completed"), 1);
+  EXPECT_EQ(ours.series.at("slurm_user_jobs_completed{username=\"\"}"), 1);
 }
 
 TEST(NativeUsersAccounts, DefaultsBytesAndNoTruncation) {
