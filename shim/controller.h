@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The controller side of the replay: the globals and functions slurmctld
-// exports to its plugins (job_list, part_list, resv_list, lock_slurmctld,
-// unlock_slurmctld, the statistics RPC), and the code that fills Slurm's own
-// records from the JSON model, with Slurm's allocators, the way slurmctld
-// holds them.
+// The controller side of the replay. What slurmctld exports to its plugins
+// is defined in slurmctld_standins.cc (job_list, part_list, resv_list, the
+// locks) and statistics_rpc.cc (the sdiag RPC); the records come from the
+// JSON model through the build_*.cc builders. This is their orchestrator.
 #pragma once
 
 #include <cstdint>
@@ -12,10 +11,6 @@
 #include "model.h"
 
 namespace shim {
-
-// Slurm version the shim is built for, e.g. "22.05.8", and its number.
-const char* SlurmVersionString();
-uint32_t SlurmVersionNumber();
 
 // Logging to stderr at `level` (0 quiet ... 3 debug) and the few
 // slurm_conf fields the plugin and the libslurmfull functions it calls

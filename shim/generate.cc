@@ -20,6 +20,7 @@
 #include <random>
 
 #include "input.h"
+#include "vocabulary.h"
 
 namespace shim {
 namespace {

@@ -27,7 +27,4 @@ struct GenerateOptions {
 // summary on stderr.
 void Generate(const GenerateOptions& options);
 
-// RPC names of the release the shim is built for, by opcode (controller.cc).
-std::vector<std::pair<uint16_t, std::string>> KnownRpcs();
-
 }  // namespace shim

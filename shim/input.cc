@@ -12,6 +12,8 @@
 #include <iostream>
 #include <sstream>
 
+#include "utf8.h"
+
 namespace shim {
 namespace {
 
@@ -31,34 +33,6 @@ std::map<std::string, int>& WarningCounts() {
 // into that byte by Decode(). Genuine U+10FF80-U+10FFFF characters in a dump
 // would come out as raw bytes too; they are non-characters and private use.
 
-size_t Utf8SequenceLength(const unsigned char* p, size_t left) {
-  const unsigned char c = p[0];
-  if (c < 0x80) return 1;
-  size_t n;
-  uint32_t cp;
-  if (c >= 0xC2 && c <= 0xDF) {
-    n = 2;
-    cp = c & 0x1F;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    n = 3;
-    cp = c & 0x0F;
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    n = 4;
-    cp = c & 0x07;
-  } else {
-    return 0;
-  }
-  if (left < n) return 0;
-  for (size_t i = 1; i < n; ++i) {
-    if ((p[i] & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (p[i] & 0x3F);
-  }
-  if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-      (cp >= 0xD800 && cp <= 0xDFFF))
-    return 0;
-  return n;
-}
-
 void AppendEscapedByte(std::string& out, unsigned char b) {
   const uint32_t cp = 0x10FF00u + b;
   out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
@@ -77,7 +51,7 @@ std::unique_ptr<std::string> EscapeInvalidUtf8(const std::string& text) {
       ++i;
       continue;
     }
-    const size_t len = Utf8SequenceLength(p + i, n - i);
+    const size_t len = sm::Utf8SequenceLength(text, i);
     if (len == 0) break;
     i += len;
   }
@@ -89,7 +63,7 @@ std::unique_ptr<std::string> EscapeInvalidUtf8(const std::string& text) {
       out->push_back(static_cast<char>(p[i++]));
       continue;
     }
-    const size_t len = Utf8SequenceLength(p + i, n - i);
+    const size_t len = sm::Utf8SequenceLength(text, i);
     if (len == 0) {
       AppendEscapedByte(*out, p[i++]);
     } else {

@@ -19,6 +19,7 @@
 #include "plugin_host.h"
 #include "scenario.h"
 #include "slurmctld_http.h"
+#include "vocabulary.h"
 
 namespace shim {
 namespace {

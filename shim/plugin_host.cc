@@ -21,6 +21,7 @@
 #include "slurm_api.h"
 #include "hooks.h"
 #include "input.h"
+#include "vocabulary.h"
 
 namespace shim {
 namespace {

@@ -69,13 +69,13 @@ Resources SelectResources(const Job& j) {
   return r;
 }
 
-std::string_view NormalizedNodes(std::string_view nodes) {
+}  // namespace
+
+std::string_view AssignedNodeList(std::string_view nodes) {
   const std::string_view t = TrimSpace(nodes);
   if (t == "None assigned" || t == "(null)") return {};
   return t;
 }
-
-}  // namespace
 
 std::string_view JobBaseName(JobBase base) {
   switch (base) {
@@ -142,7 +142,7 @@ void AddSoperatorJobFamilies(MetricSet& set, const JobSnapshot& snap,
 
     if (!node_job.enabled()) continue;  // the costly one to switch off
     hosts.clear();
-    if (ExpandHostList(NormalizedNodes(j.nodes), hosts)) {
+    if (ExpandHostList(AssignedNodeList(j.nodes), hosts)) {
       for (const std::string& h : hosts)
         node_job.Add({id, arena.Store(h), "", ""}, 1);
     }

@@ -17,4 +17,8 @@ void AddSoperatorJobFamilies(MetricSet& set, const JobSnapshot& jobs,
 
 std::string_view JobBaseName(JobBase base);
 
+// A job's node list as Soperator reads it: trimmed, and "None assigned" or
+// "(null)" (what clients print for a job without nodes) mean none.
+std::string_view AssignedNodeList(std::string_view nodes);
+
 }  // namespace sm

@@ -2,11 +2,8 @@
 #include "utf8.h"
 
 namespace sm {
-namespace {
 
-// Length of the valid UTF-8 sequence starting at s[i], or 0 if invalid.
-// Rejects overlong forms, surrogates and code points above U+10FFFF.
-size_t ValidSequenceLength(std::string_view s, size_t i) {
+size_t Utf8SequenceLength(std::string_view s, size_t i) {
   const auto b0 = static_cast<unsigned char>(s[i]);
   if (b0 < 0x80) return 1;
   size_t len;
@@ -34,8 +31,6 @@ size_t ValidSequenceLength(std::string_view s, size_t i) {
   return len;
 }
 
-}  // namespace
-
 bool IsValidUtf8(std::string_view s) {
   for (size_t i = 0; i < s.size();) {
     // ASCII fast path: most label values are plain ASCII.
@@ -43,7 +38,7 @@ bool IsValidUtf8(std::string_view s) {
       ++i;
       continue;
     }
-    const size_t n = ValidSequenceLength(s, i);
+    const size_t n = Utf8SequenceLength(s, i);
     if (n == 0) return false;
     i += n;
   }
@@ -53,7 +48,7 @@ bool IsValidUtf8(std::string_view s) {
 void AppendRepairedUtf8(std::string& out, std::string_view s) {
   bool in_invalid_run = false;
   for (size_t i = 0; i < s.size();) {
-    const size_t n = ValidSequenceLength(s, i);
+    const size_t n = Utf8SequenceLength(s, i);
     if (n == 0) {
       if (!in_invalid_run) out.append("\xEF\xBF\xBD");
       in_invalid_run = true;
@@ -70,7 +65,7 @@ std::string_view TruncateCodePoints(std::string_view s, size_t max_code_points) 
   size_t count = 0;
   for (size_t i = 0; i < s.size();) {
     if (count == max_code_points) return s.substr(0, i);
-    const size_t n = ValidSequenceLength(s, i);
+    const size_t n = Utf8SequenceLength(s, i);
     i += n == 0 ? 1 : n;  // an invalid byte counts as one rune, like Go
     ++count;
   }

@@ -10,6 +10,11 @@ namespace sm {
 
 bool IsValidUtf8(std::string_view s);
 
+// Length of the valid UTF-8 sequence starting at s[i], or 0 when the bytes
+// there are not one (overlong forms, surrogates and code points above
+// U+10FFFF are invalid).
+size_t Utf8SequenceLength(std::string_view s, size_t i);
+
 // Appends s with every maximal invalid byte sequence replaced by U+FFFD.
 void AppendRepairedUtf8(std::string& out, std::string_view s);
 
