@@ -10,7 +10,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${1:-$root/build-22.05.8}
 shim=$build/shim/soperator-metrics-shim
-plugin=$build/plugin/slurm/job_submit_soperator.so
+plugin=$build/shim/job_submit_soperator_shim.so
 [[ -x $shim && -f $plugin ]] || { echo "build $build first (scripts/test builds it)" >&2; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

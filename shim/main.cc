@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// soperator-metrics-shim: loads the real job_submit_soperator.so without
-// slurmctld, fills the controller's state from Slurm's own JSON dumps and
-// prints or serves what the plugin exports. See docs/shim.md.
+// soperator-metrics-shim: loads the plugin without slurmctld (its own
+// build of a carrier: the installed objects plus offline_hooks.cc), fills
+// the controller's state from Slurm's own JSON dumps and prints or serves
+// what the plugin exports. See docs/shim.md.
 #include <chrono>
 #include <csignal>
 #include <cstring>
@@ -43,6 +44,9 @@ constexpr const char* kUsage =
     "INPUT: Slurm's JSON (scontrol show nodes|jobs|partitions --json, squeue\n"
     "--json, sdiag --json, 22.05's sinfo --json, slurmrestd /nodes /jobs /diag)\n"
     "or 22.05's sdiag text; the kind is told by the content.\n"
+    "SO: the shim's build of a carrier, job_submit_soperator_shim.so or\n"
+    "metrics_soperator_shim.so (shim/ in the build directory); the installed\n"
+    "carriers export only what slurmctld calls.\n"
     "Exit status: 0 ok, 1 plugin or HTTP failure, 2 bad usage or input.\n";
 
 [[noreturn]] void Usage(const std::string& problem) {
@@ -158,7 +162,7 @@ std::string ExtraConf(const Args& a) {
 
 void RequirePlugin(const Args& a) {
   if (a.plugin.empty())
-    Usage(a.command + " needs --plugin PATH (job_submit_soperator.so or metrics_soperator.so)");
+    Usage(a.command + " needs --plugin PATH (job_submit_soperator_shim.so or metrics_soperator_shim.so)");
 }
 
 // "VmRSS" or "VmHWM" of this process in MiB, from /proc/self/status.

@@ -256,10 +256,21 @@ PluginHost::PluginHost(const std::string& path, const Endpoint& metrics,
   offline_ = reinterpret_cast<void (*)(double (*)(), int64_t (*)())>(
       dlsym(handle_, "soperator_metrics_offline"));
   collect_now_ = reinterpret_cast<int (*)()>(dlsym(handle_, "soperator_metrics_collect_now"));
-  if (!offline_ || !collect_now_)
+  if (!offline_ || !collect_now_) {
+    // The installed carriers export only what slurmctld calls; the shim
+    // drives its own builds of them (shim/offline_hooks.cc).
+    if (type_ == "job_submit/soperator" || type_ == "metrics/soperator") {
+      const std::string base = type_ == "job_submit/soperator" ? "job_submit_soperator"
+                                                              : "metrics_soperator";
+      throw RuntimeError(path_ + " is the installed " + type_ +
+                         " carrier, which exports only what slurmctld calls; the shim "
+                         "drives its own build of it, " + base +
+                         "_shim.so (shim/ in the build directory)");
+    }
     throw RuntimeError(path_ + " (" + type_ +
                        ") has no soperator_metrics_offline/soperator_metrics_collect_now: "
                        "not a soperator-metrics plugin the shim can drive");
+  }
   if (type_.rfind("metrics/", 0) == 0) {
     // plugin_context_create() resolves every symbol of the interface and
     // slurmctld dies when one is missing; refuse the same way.

@@ -18,7 +18,10 @@ enum class Carrier {
   kMetrics,    // MetricsType=metrics/soperator: slurmctld serves the paths
 };
 
-// For offline drivers (the shim): virtual clocks and collections on demand.
+// For drivers other than slurmctld: virtual clocks and collections on
+// demand (unit tests; the shim's builds of the carriers, through
+// shim/offline_hooks.cc). The installed carriers always pass the default:
+// real clocks and the collector's own ticker.
 struct OfflineControl {
   std::function<double()> monotonic_now;
   std::function<int64_t()> unix_now;

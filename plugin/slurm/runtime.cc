@@ -24,7 +24,6 @@ struct State {
 };
 State* g_state = nullptr;
 std::mutex g_mu;
-OfflineControl g_offline;  // set by the shim before init(), else empty
 
 void SlurmSink(LogLevel level, const char* message) {
   switch (level) {
@@ -102,9 +101,10 @@ Exporter* StartRuntime(Carrier carrier) {
     if (g_state->exporter) return g_state->exporter;
     std::optional<Config> config = LoadRuntimeConfig();
     if (!config) return nullptr;
-    g_state->source.SetClock(g_offline.unix_now);
+    const OfflineControl offline = OfflineHooks ? OfflineHooks() : OfflineControl{};
+    g_state->source.SetClock(offline.unix_now);
     g_state->exporter =
-        new Exporter(g_state->source, std::move(*config), carrier, g_offline);
+        new Exporter(g_state->source, std::move(*config), carrier, offline);
     g_state->exporter->Start();
     return g_state->exporter;
   } catch (const std::exception& e) {
@@ -134,28 +134,3 @@ Exporter* CurrentRuntime() {
 }
 
 }  // namespace sm::slurm
-
-// Offline driving, for the shim only: slurmctld never calls these. They
-// let a replay control time and decide when collections happen.
-extern "C" {
-
-__attribute__((visibility("default"))) void soperator_metrics_offline(
-    double (*monotonic_now)(void), int64_t (*unix_now)(void)) {
-  std::lock_guard lock(sm::slurm::g_mu);
-  sm::slurm::g_offline.monotonic_now = monotonic_now;
-  sm::slurm::g_offline.unix_now = unix_now;
-  sm::slurm::g_offline.manual_ticks = true;
-}
-
-__attribute__((visibility("default"))) int soperator_metrics_collect_now(void) {
-  sm::Exporter* e = sm::slurm::CurrentRuntime();
-  if (!e) return -1;
-  try {
-    e->collector().CollectOnce();
-    return 0;
-  } catch (...) {
-    return -1;
-  }
-}
-
-}  // extern "C"

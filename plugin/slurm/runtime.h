@@ -13,4 +13,11 @@ Exporter* StartRuntime(Carrier carrier);
 void StopRuntime();
 Exporter* CurrentRuntime();
 
+// Defined only by shim/offline_hooks.cc, which only the shim's builds of
+// the carriers link (shim/meson.build): the virtual clocks and manual ticks
+// the shim handed over before init(). Weak and hidden, so in the installed
+// carriers it is null (StartRuntime then runs on the real clocks with the
+// collector's own ticker) and nothing outside the .so can reach it.
+[[gnu::weak, gnu::visibility("hidden")]] OfflineControl OfflineHooks();
+
 }  // namespace sm::slurm

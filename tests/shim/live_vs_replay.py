@@ -3,15 +3,15 @@
 """Live plugin vs. shim replay, series for series, on a real test cluster.
 
 usage: live_vs_replay.py --version 22.05.8|24.11.5 --shim SHIM --plugin SO
-                         [--keep-dumps DIR] [--keep-cluster]
+                         --shim-plugin SHIM_SO [--keep-dumps DIR] [--keep-cluster]
 
 Starts a loopback cluster (scripts/test-cluster.sh) with the plugin as its
 job_submit carrier, puts it in a varied state (running, pending, held,
 array, completed jobs; a drained, a down and a commented node), scrapes the
 live plugin, dumps the controller with Slurm's own clients (22.05: squeue
 --json, sinfo --json, sdiag; 24.11: squeue --json, scontrol show nodes
---json, sdiag --json), replays the dumps through the shim with the same
-plugin and compares every series: names, labels and values.
+--json, sdiag --json), replays the dumps through the shim with its build
+of the same carrier (the same objects plus the shim's hooks) and compares every series: names, labels and values.
 
 What cannot agree is stated in docs/shim.md ("Live and replay") and
 checked loosely here:
@@ -118,7 +118,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--version", required=True)
     ap.add_argument("--shim", required=True)
-    ap.add_argument("--plugin", required=True)
+    ap.add_argument("--plugin", required=True,
+                    help="the installed-form job_submit_soperator.so the cluster loads")
+    ap.add_argument("--shim-plugin", required=True,
+                    help="the shim's build of it (job_submit_soperator_shim.so)")
     ap.add_argument("--keep-dumps")
     ap.add_argument("--keep-cluster", action="store_true")
     a = ap.parse_args()
@@ -213,7 +216,7 @@ def main():
                     shutil.copy(os.path.join(dumps, name), a.keep_dumps)
                 with open(os.path.join(a.keep_dumps, "live_metrics.txt"), "w") as f:
                     f.write(live)
-            replay = subprocess.run([a.shim, "render", "--plugin", a.plugin] + paths,
+            replay = subprocess.run([a.shim, "render", "--plugin", a.shim_plugin] + paths,
                                     check=True, stdout=subprocess.PIPE, text=True).stdout
             problems, compared = compare(live, replay)
             if not problems:
