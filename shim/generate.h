@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Synthetic clusters of any size in Slurm 26.05's JSON (scontrol show
-// nodes --json, squeue --json, sdiag --json), for scale tests and
-// benchmarks. Deterministic for a given seed.
+// Synthetic clusters of any size, for scale tests and benchmarks: built as
+// the shim's model and written as Slurm 26.05's JSON (slurm_json.h).
+// Deterministic for a given seed.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "model.h"
 
 namespace shim {
 
@@ -23,7 +25,10 @@ struct GenerateOptions {
   std::string out;
 };
 
-// Writes OUT/nodes.json, OUT/jobs.json and OUT/sdiag.json; prints a
+// The synthetic cluster: nodes, jobs and sdiag statistics.
+ClusterIn GenerateCluster(const GenerateOptions& options);
+
+// Creates OUT if needed and writes OUT/nodes.json, OUT/jobs.json and OUT/sdiag.json; prints a
 // summary on stderr.
 void Generate(const GenerateOptions& options);
 

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The shim's model (model.h) written back as Slurm 26.05's JSON
+// (data_parser v0.0.45: `scontrol show nodes --json`, `scontrol show jobs
+// --json`, `scontrol show partitions --json`, `sdiag --json`), the form the
+// reader (input.h) takes. One writer, nlohmann's: each record kind has its
+// function, so a new input kind adds one function and one WriteDumps line.
+// Only what the model holds is written; what Slurm prints besides (and the
+// reader ignores) is left out.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "model.h"
+
+namespace shim {
+
+using ordered_json = nlohmann::ordered_json;
+
+ordered_json NodeJson(const NodeIn& node);
+ordered_json JobJson(const JobIn& job);
+ordered_json PartitionJson(const PartitionIn& partition);
+// The "statistics" object of sdiag --json.
+ordered_json DiagJson(const DiagIn& diag);
+
+// Writes DIR/nodes.json, DIR/jobs.json, DIR/partitions.json and
+// DIR/sdiag.json for the parts `cluster` has (the directory must exist),
+// each stamped with the cluster name and `now` as slurmctld stamps its
+// responses. Records are written one at a time, never as one tree, so a
+// 100,000-job file costs one job's JSON of memory. InputError when a file
+// cannot be written.
+void WriteDumps(const ClusterIn& cluster, int64_t now, const std::string& dir);
+
+}  // namespace shim
