@@ -729,6 +729,10 @@ void AddDocument(const json& doc, const At& at, ClusterIn& state, UserTable& use
     Expected(at, "a JSON object from scontrol/squeue/sinfo/sdiag --json or slurmrestd", doc);
   if (doc.contains("steps"))
     throw InputError(at.str() + ": this is a scenario; run it with the `scenario` subcommand");
+  // One record (Soperator's fixtures) before the dumps: a node's own
+  // "partitions" is its list of partition names, not a partitions dump.
+  if (LooksLikeJob(doc)) return AddJobs(doc, at, state, users);
+  if (LooksLikeNode(doc)) return AddNodes(doc, at, state);
   bool known = false;
   if (const json* meta = Find(doc, "meta"); meta && meta->is_object()) {
     const json* s = Find(*meta, "slurm");
@@ -763,8 +767,6 @@ void AddDocument(const json& doc, const At& at, ClusterIn& state, UserTable& use
     throw InputError(at.str() +
                      ": `sinfo --json` of Slurm 23.02 and later groups nodes and "
                      "cannot be replayed; dump `scontrol show nodes --json` instead");
-  if (LooksLikeJob(doc)) return AddJobs(doc, at, state, users);
-  if (LooksLikeNode(doc)) return AddNodes(doc, at, state);
   if (doc.contains("rpcs_by_message_type") || doc.contains("server_thread_count"))
     return SetDiag(doc, at, state, users);
   if (const json* e = Find(doc, "errors"); e && e->is_array() && !e->empty())
