@@ -19,6 +19,7 @@
 #include "input.h"
 #include "plugin_host.h"
 #include "scenario.h"
+#include "scenario_play.h"
 #include "slurmctld_http.h"
 #include "vocabulary.h"
 
@@ -296,21 +297,7 @@ int RunScenario(const Args& a) {
   if (monitoring.port == metrics.port) monitoring.port = FreeLoopbackPort();
   PluginHost host(a.plugin, metrics, monitoring, ExtraConf(a));
   host.Init();
-  double now = 0;
-  for (size_t i = 0; i < sc.steps.size(); ++i) {
-    const ScenarioStep& step = sc.steps[i];
-    VirtualClock::Advance(step.at - now);
-    now = step.at;
-    LoadClusterState(step.state);
-    host.Collect();
-    if (a.every_step || i + 1 == sc.steps.size()) {
-      if (a.every_step) {
-        std::cout << "# ==> " << step.name << " (" << i + 1 << "/" << sc.steps.size()
-                  << ", t=+" << step.at << "s, unix=" << VirtualClock::Unix() << ") <==\n";
-      }
-      Emit(host.Fetch(a.path, a.openmetrics), a.path);
-    }
-  }
+  PlayScenario(sc, host, {a.path, a.openmetrics, a.every_step, Emit});
   host.Fini();
   ClearClusterState();
   return 0;

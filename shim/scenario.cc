@@ -20,6 +20,103 @@ double Seconds(const json& v, const At& at) {
   return s;
 }
 
+// The strings of a list, each one of `allowed` (when given).
+std::vector<std::string> Words(const json& v, const At& at, const char* what,
+                               const std::vector<std::string>& allowed) {
+  if (!v.is_array()) throw InputError(at.str() + ": expected a list of " + what);
+  std::vector<std::string> out;
+  for (size_t k = 0; k < v.size(); ++k) {
+    const std::string w = v[k].is_string() ? v[k].get<std::string>() : "";
+    const bool ok = allowed.empty()
+                        ? !w.empty()
+                        : std::find(allowed.begin(), allowed.end(), w) != allowed.end();
+    if (!ok) {
+      std::string list;
+      for (const std::string& a : allowed) list += (list.empty() ? "" : ", ") + a;
+      throw InputError(at.Index(k).str() + ": expected " +
+                       (allowed.empty() ? std::string("a ") + what : "one of " + list));
+    }
+    out.push_back(w);
+  }
+  return out;
+}
+
+void CheckKeys(const json& s, const At& at) {
+  static const char* const kKeys[] = {"name", "advance", "at", "files", "nodes",
+                                      "jobs", "partitions", "diag", "drop",
+                                      "collect", "duration", "fail", "fetch",
+                                      "description"};
+  for (const auto& [k, v] : s.items()) {
+    if (std::find_if(std::begin(kKeys), std::end(kKeys),
+                     [&](const char* x) { return k == x; }) == std::end(kKeys))
+      throw InputError(at.Key(k).str() +
+                       ": unknown key; a step has name, advance or at, files, nodes, "
+                       "jobs, partitions, diag, drop, collect, duration, fail, fetch");
+  }
+}
+
+// The step's time: `at`, `advance` after the previous step's end, or the
+// default interval after it. Never before `end`, the previous step's end.
+double StepTime(const json& s, const At& at, size_t index, double end) {
+  if (s.contains("advance") && s.contains("at"))
+    throw InputError(at.str() + ": give either advance or at, not both");
+  if (s.contains("at")) {
+    const double t = Seconds(s["at"], at.Key("at"));
+    if (t < end)
+      throw InputError(at.Key("at").str() + ": " + std::to_string(t) +
+                       " is before the previous step's end (" + std::to_string(end) + ")");
+    return t;
+  }
+  if (s.contains("advance")) return end + Seconds(s["advance"], at.Key("advance"));
+  return index > 0 ? end + kDefaultAdvance : end;
+}
+
+void Drop(const json& s, const At& at, ClusterIn& carried) {
+  if (!s.contains("drop")) return;
+  for (const std::string& part :
+       Words(s["drop"], at.Key("drop"), "parts", {"nodes", "jobs", "partitions", "diag"})) {
+    if (part == "nodes") carried.nodes.reset();
+    else if (part == "jobs") carried.jobs.reset();
+    else if (part == "partitions") carried.partitions.reset();
+    else carried.diag.reset();
+  }
+}
+
+// What the step gives: its files, then its inline parts.
+ClusterIn Delta(const json& s, const At& at, const std::filesystem::path& base,
+                UserTable& users) {
+  ClusterIn delta;
+  if (s.contains("files")) {
+    for (const std::string& f : Words(s["files"], at.Key("files"), "paths", {})) {
+      std::filesystem::path p = f;
+      if (p.is_relative()) p = base / p;
+      ReadInputFile(p.string(), delta, users);
+    }
+  }
+  for (const char* part : kParts) {
+    if (!s.contains(part)) continue;
+    const json& v = s[part];
+    const At pat = at.Key(part);
+    const std::string which = part;
+    if (which == "nodes") {
+      if (v.is_object() && v.contains("nodes")) AddDocument(v, pat, delta, users);
+      else AddNodes(v, pat, delta);
+      if (!delta.nodes) delta.nodes.emplace();
+    } else if (which == "jobs") {
+      if (v.is_object() && v.contains("jobs")) AddDocument(v, pat, delta, users);
+      else AddJobs(v, pat, delta, users);
+      if (!delta.jobs) delta.jobs.emplace();
+    } else if (which == "partitions") {
+      if (v.is_object() && v.contains("partitions")) AddDocument(v, pat, delta, users);
+      else AddPartitions(v, pat, delta);
+    } else {
+      if (v.is_object() && v.contains("statistics")) AddDocument(v, pat, delta, users);
+      else SetDiag(v, pat, delta, users);
+    }
+  }
+  return delta;
+}
+
 // Replaces the parts `delta` provides.
 void Apply(ClusterIn& state, ClusterIn&& delta) {
   if (delta.nodes) state.nodes = std::move(delta.nodes);
@@ -30,6 +127,68 @@ void Apply(ClusterIn& state, ClusterIn&& delta) {
   state.req_time = delta.req_time;
   state.last_update = delta.last_update;
   state.latest_event = delta.latest_event;
+}
+
+// collect, duration, fail and fetch; `holding` says whether a collection
+// is held before this step, and after it on return.
+void Control(const json& s, const At& at, ScenarioStep& step, bool& holding) {
+  if (s.contains("collect")) {
+    const json& c = s["collect"];
+    const std::string w = c.is_string() ? c.get<std::string>() : "";
+    if (w == "none") step.collect = Collect::kNone;
+    else if (w == "hold") step.collect = Collect::kHold;
+    else if (w == "release") step.collect = Collect::kRelease;
+    else if (w != "now")
+      throw InputError(at.Key("collect").str() + ": expected one of now, none, hold, release");
+  }
+  if (step.collect == Collect::kHold && holding)
+    throw InputError(at.Key("collect").str() + ": a collection is held already");
+  if (step.collect == Collect::kRelease && !holding)
+    throw InputError(at.Key("collect").str() + ": no collection is held");
+  // While one is held, a step's collection is held too (or skipped).
+  const bool runs = (step.collect == Collect::kNow && !holding) ||
+                    step.collect == Collect::kRelease;
+  if (s.contains("duration")) {
+    step.duration = Seconds(s["duration"], at.Key("duration"));
+    if (step.collect != Collect::kNow || holding)
+      throw InputError(at.Key("duration").str() +
+                       ": only a step's own collection (collect \"now\", nothing held) "
+                       "has a duration");
+  }
+  if (s.contains("fail")) {
+    if (!runs)
+      throw InputError(at.Key("fail").str() +
+                       ": no collection runs in this step (fail applies to collect "
+                       "\"now\" with nothing held, or to \"release\")");
+    for (const std::string& c : Words(s["fail"], at.Key("fail"), "collectors",
+                                      {"nodes", "jobs", "diag"})) {
+      if (c == "nodes") step.fail_nodes = true;
+      else if (c == "jobs") step.fail_jobs = true;
+      else step.fail_diag = true;
+    }
+  }
+  if (s.contains("fetch")) {
+    step.fetch = Words(s["fetch"], at.Key("fetch"), "paths", {});
+    for (size_t k = 0; k < step.fetch.size(); ++k)
+      if (step.fetch[k][0] != '/')
+        throw InputError(at.Key("fetch").Index(k).str() + ": expected a path (/metrics, "
+                         "/monitoring, ...)");
+  }
+  if (step.collect == Collect::kHold) holding = true;
+  if (step.collect == Collect::kRelease) holding = false;
+}
+
+int64_t StartTime(const json& doc, const At& root, const ClusterIn& first, double at) {
+  if (doc.contains("start")) {
+    const json& st = doc["start"];
+    if (!st.is_number_integer())
+      throw InputError(root.Key("start").str() + ": expected unix seconds (an integer)");
+    return st.get<int64_t>();
+  }
+  if (const auto t = first.DumpTime()) return *t - static_cast<int64_t>(at);
+  throw InputError(root.Key("start").str() +
+                   ": missing, and the first step's dumps carry no time; "
+                   "give the unix time at the start");
 }
 
 }  // namespace
@@ -50,107 +209,33 @@ Scenario LoadScenario(const std::string& path, UserTable& users) {
 
   Scenario sc;
   ClusterIn carried;
-  double now = 0;
+  double end = 0;  // when the previous step's collection ended
+  bool holding = false;
+  size_t hold_step = 0;
   for (size_t i = 0; i < steps->size(); ++i) {
     const json& s = (*steps)[i];
     const At at = root.Key("steps").Index(i);
     if (!s.is_object()) throw InputError(at.str() + ": expected a step object");
+    CheckKeys(s, at);
     ScenarioStep step;
     step.name = "step " + std::to_string(i + 1);
-    for (const auto& [k, v] : s.items()) {
-      static const char* const kKeys[] = {"name", "advance", "at", "files",
-                                          "nodes", "jobs", "partitions", "diag",
-                                          "drop", "description"};
-      if (std::find_if(std::begin(kKeys), std::end(kKeys),
-                       [&](const char* x) { return k == x; }) == std::end(kKeys))
-        throw InputError(at.Key(k).str() +
-                         ": unknown key; a step has name, advance or at, files, "
-                         "nodes, jobs, partitions, diag, drop");
-    }
     if (s.contains("name")) {
       if (!s["name"].is_string()) throw InputError(at.Key("name").str() + ": expected a string");
       step.name = s["name"].get<std::string>();
     }
-    if (s.contains("advance") && s.contains("at"))
-      throw InputError(at.str() + ": give either advance or at, not both");
-    if (s.contains("at")) {
-      const double t = Seconds(s["at"], at.Key("at"));
-      if (t < now)
-        throw InputError(at.Key("at").str() + ": " + std::to_string(t) +
-                         " is before the previous step (" + std::to_string(now) + ")");
-      now = t;
-    } else if (s.contains("advance")) {
-      now += Seconds(s["advance"], at.Key("advance"));
-    } else if (i > 0) {
-      now += kDefaultAdvance;
-    }
-    step.at = now;
-
-    if (s.contains("drop")) {
-      const json& d = s["drop"];
-      if (!d.is_array()) throw InputError(at.Key("drop").str() + ": expected a list of parts");
-      for (size_t k = 0; k < d.size(); ++k) {
-        const std::string part = d[k].is_string() ? d[k].get<std::string>() : "";
-        if (part == "nodes") carried.nodes.reset();
-        else if (part == "jobs") carried.jobs.reset();
-        else if (part == "partitions") carried.partitions.reset();
-        else if (part == "diag") carried.diag.reset();
-        else
-          throw InputError(at.Key("drop").Index(k).str() +
-                           ": expected one of nodes, jobs, partitions, diag");
-      }
-    }
-    ClusterIn delta;
-    if (s.contains("files")) {
-      const json& f = s["files"];
-      if (!f.is_array()) throw InputError(at.Key("files").str() + ": expected a list of paths");
-      for (size_t k = 0; k < f.size(); ++k) {
-        if (!f[k].is_string())
-          throw InputError(at.Key("files").Index(k).str() + ": expected a path");
-        std::filesystem::path p = f[k].get<std::string>();
-        if (p.is_relative()) p = base / p;
-        ReadInputFile(p.string(), delta, users);
-      }
-    }
-    for (const char* part : kParts) {
-      if (!s.contains(part)) continue;
-      const json& v = s[part];
-      const At pat = at.Key(part);
-      const std::string which = part;
-      if (which == "nodes") {
-        if (v.is_object() && v.contains("nodes")) AddDocument(v, pat, delta, users);
-        else AddNodes(v, pat, delta);
-        if (!delta.nodes) delta.nodes.emplace();
-      } else if (which == "jobs") {
-        if (v.is_object() && v.contains("jobs")) AddDocument(v, pat, delta, users);
-        else AddJobs(v, pat, delta, users);
-        if (!delta.jobs) delta.jobs.emplace();
-      } else if (which == "partitions") {
-        if (v.is_object() && v.contains("partitions")) AddDocument(v, pat, delta, users);
-        else AddPartitions(v, pat, delta);
-      } else {
-        if (v.is_object() && v.contains("statistics")) AddDocument(v, pat, delta, users);
-        else SetDiag(v, pat, delta, users);
-      }
-    }
-    Apply(carried, std::move(delta));
-    if (i == 0) {
-      if (doc.contains("start")) {
-        const json& st = doc["start"];
-        if (!st.is_number_integer())
-          throw InputError(root.Key("start").str() + ": expected unix seconds (an integer)");
-        sc.start_unix = st.get<int64_t>();
-      } else if (const auto t = carried.DumpTime()) {
-        sc.start_unix = *t - static_cast<int64_t>(now);
-      } else {
-        throw InputError(root.Key("start").str() +
-                         ": missing, and the first step's dumps carry no time; "
-                         "give the unix time at the start");
-      }
-    }
+    step.at = StepTime(s, at, i, end);
+    Control(s, at, step, holding);
+    if (step.collect == Collect::kHold) hold_step = i;
+    end = step.at + step.duration;
+    Drop(s, at, carried);
+    Apply(carried, Delta(s, at, base, users));
+    if (i == 0) sc.start_unix = StartTime(doc, root, carried, step.at);
     step.state = carried;
     sc.steps.push_back(std::move(step));
   }
+  if (holding)
+    throw InputError(root.Key("steps").Index(hold_step).Key("collect").str() +
+                     ": the held collection needs a later step with collect \"release\"");
   return sc;
 }
 

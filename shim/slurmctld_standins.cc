@@ -10,6 +10,8 @@
 
 #include <pthread.h>
 
+#include <atomic>
+
 sm::slurm::SlurmList job_list = nullptr;
 sm::slurm::SlurmList part_list = nullptr;
 sm::slurm::SlurmList resv_list = nullptr;
@@ -42,11 +44,26 @@ void Release(LockIndex i, lock_level_t level) {
   if (level != NO_LOCK) pthread_rwlock_unlock(&g_locks[i]);
 }
 
+std::atomic<int> g_data_waiters{0};
+std::atomic<bool> g_fail_nodes{false};
+std::atomic<bool> g_fail_jobs{false};
+thread_local bool t_holding = false;  // this thread holds HoldCollections
+thread_local bool t_failing = false;  // this section was made to fail
+
+// A read of jobs, nodes and partitions is a nodes or jobs collection.
+bool CollectionFails(const slurmctld_lock_t& l) {
+  if (l.job != READ_LOCK || l.node != READ_LOCK || l.part != READ_LOCK) return false;
+  return l.fed == READ_LOCK ? g_fail_jobs.load() : g_fail_nodes.load();
+}
+
 }  // namespace
 
 extern "C" {
 
 void lock_slurmctld(slurmctld_lock_t l) {
+  const bool data = l.job != NO_LOCK || l.node != NO_LOCK || l.part != NO_LOCK ||
+                    l.fed != NO_LOCK;
+  if (data) ++g_data_waiters;
   Take(kConf, l.conf);
   Take(kJob, l.job);
   Take(kNode, l.node);
@@ -55,9 +72,18 @@ void lock_slurmctld(slurmctld_lock_t l) {
 #if SM_SLURM_AT_LEAST(26, 5)
   Take(kSelectNode, l.select_node);
 #endif
+  if (data) --g_data_waiters;
+  if (CollectionFails(l)) {
+    t_failing = true;
+    slurmctld_config.shutdown_time = 1;
+  }
 }
 
 void unlock_slurmctld(slurmctld_lock_t l) {
+  if (t_failing) {
+    t_failing = false;
+    slurmctld_config.shutdown_time = 0;
+  }
 #if SM_SLURM_AT_LEAST(26, 5)
   Release(kSelectNode, l.select_node);
 #endif
@@ -71,20 +97,52 @@ void unlock_slurmctld(slurmctld_lock_t l) {
 }  // extern "C"
 
 namespace shim {
+namespace {
 
-WriteLockAll::WriteLockAll() {
-  locks_ = {};
-  locks_.conf = WRITE_LOCK;
-  locks_.job = WRITE_LOCK;
-  locks_.node = WRITE_LOCK;
-  locks_.part = WRITE_LOCK;
-  locks_.fed = WRITE_LOCK;
+// Every data lock for writing, and the configuration lock if `conf`.
+slurmctld_lock_t WriteLocks(bool conf) {
+  slurmctld_lock_t l = {};
+  l.conf = conf ? WRITE_LOCK : NO_LOCK;
+  l.job = WRITE_LOCK;
+  l.node = WRITE_LOCK;
+  l.part = WRITE_LOCK;
+  l.fed = WRITE_LOCK;
 #if SM_SLURM_AT_LEAST(26, 5)
-  locks_.select_node = WRITE_LOCK;
+  l.select_node = WRITE_LOCK;
 #endif
-  lock_slurmctld(locks_);
+  return l;
 }
 
-WriteLockAll::~WriteLockAll() { unlock_slurmctld(locks_); }
+}  // namespace
+
+WriteLockAll::WriteLockAll() : locks_(WriteLocks(true)) {
+  if (t_holding) return;
+  lock_slurmctld(locks_);
+  taken_ = true;
+}
+
+WriteLockAll::~WriteLockAll() {
+  if (taken_) unlock_slurmctld(locks_);
+}
+
+HoldCollections::HoldCollections() : locks_(WriteLocks(false)) {
+  lock_slurmctld(locks_);
+  held_ = t_holding = true;
+}
+
+HoldCollections::~HoldCollections() { Release(); }
+
+void HoldCollections::Release() {
+  if (!held_) return;
+  held_ = t_holding = false;
+  unlock_slurmctld(locks_);
+}
+
+int DataLockWaiters() { return g_data_waiters.load(); }
+
+void FailCollectors(bool nodes, bool jobs) {
+  g_fail_nodes = nodes;
+  g_fail_jobs = jobs;
+}
 
 }  // namespace shim

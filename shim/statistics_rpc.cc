@@ -15,6 +15,7 @@ namespace {
 // The statistics the RPC answers with; null = "controller unreachable".
 std::mutex g_stats_mu;
 std::unique_ptr<shim::DiagIn> g_stats;
+bool g_unreachable = false;  // FailStatisticsRpc(): fail whatever is published
 
 // Reads the flattened sdiag values (data_parser keys, model.h).
 struct Values {
@@ -161,7 +162,7 @@ int slurm_get_statistics(stats_info_response_msg_t** buf,
     return SLURM_ERROR;
   }
   std::lock_guard lock(g_stats_mu);
-  if (!g_stats) {
+  if (!g_stats || g_unreachable) {
     errno = SLURMCTLD_COMMUNICATIONS_CONNECTION_ERROR;
     return SLURM_ERROR;
   }
@@ -221,6 +222,11 @@ std::unique_ptr<DiagIn> PrepareStatistics(const DiagIn& in) {
 void PublishStatistics(std::unique_ptr<DiagIn> diag) {
   std::lock_guard lock(g_stats_mu);
   g_stats = std::move(diag);
+}
+
+void FailStatisticsRpc(bool fail) {
+  std::lock_guard lock(g_stats_mu);
+  g_unreachable = fail;
 }
 
 }  // namespace shim

@@ -17,4 +17,8 @@ std::unique_ptr<DiagIn> PrepareStatistics(const DiagIn& in);
 // slurmctld is unreachable.
 void PublishStatistics(std::unique_ptr<DiagIn> diag);
 
+// Until called again with false: the RPC fails as when slurmctld is
+// unreachable, whatever statistics are published.
+void FailStatisticsRpc(bool fail);
+
 }  // namespace shim

@@ -21,6 +21,9 @@ A case is a JSON object:
   counts        {family: number of sample lines}
   by_version    {"22.05": {lines/families/absent/counts...}, ...} added to
                 the checks for that release
+  bodies        scenario: {"STEP PATH" (a step's "fetch"), or "STEP" (its
+                --every-step body): {lines/families/absent/counts...}}
+                checked on that body alone
   plugin        another plugin path instead of --plugin; @NAME@ stands for
                 a --var NAME=VALUE (the case is skipped without it)
 The expected lines are written by hand from the exporter spec
@@ -30,6 +33,7 @@ never copied from the shim's output.
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -57,6 +61,43 @@ def resolve_files(obj, base):
     return obj
 
 
+def bodies(out):
+    """A scenario's output split at its marker lines
+    (# ==> NAME (I/N, t=+Ss, unix=U) [PATH] <==), by "NAME[ PATH]"."""
+    found, key = {}, None
+    for line in out.splitlines(keepends=True):
+        m = re.match(r"^# ==> (.*) \(\d+/\d+, t=\+[^,]*, unix=-?\d+\)( \S+)? <==$",
+                     line.rstrip("\n"))
+        if m:
+            key = m.group(1) + (m.group(2) or "")
+            found[key] = ""
+        elif key is not None:
+            found[key] += line
+    return found
+
+
+def check_body(c, out):
+    problems = []
+    lines = set(out.splitlines())
+    for line in c.get("lines", []):
+        if line not in lines:
+            problems.append(f"missing line: {line}")
+    for fam, want in c.get("families", {}).items():
+        got = samples(out, fam)
+        if got != want:
+            problems.append(f"family {fam}:\n    expected:\n      " +
+                            "\n      ".join(want) + "\n    got:\n      " +
+                            "\n      ".join(got))
+    for fam in c.get("absent", []):
+        if samples(out, fam) or f"# TYPE {fam} " in out:
+            problems.append(f"family {fam} should be absent: {samples(out, fam)[:3]}")
+    for fam, n in c.get("counts", {}).items():
+        got = len(samples(out, fam))
+        if got != n:
+            problems.append(f"family {fam}: {got} samples, expected {n}")
+    return problems
+
+
 def check(case, out, err, rc, version):
     problems = []
     want_rc = case.get("exit", 0)
@@ -69,24 +110,14 @@ def check(case, out, err, rc, version):
     for prefix, extra in case.get("by_version", {}).items():
         if version.startswith(prefix):
             checks.append(extra)
-    lines = set(out.splitlines())
     for c in checks:
-        for line in c.get("lines", []):
-            if line not in lines:
-                problems.append(f"missing line: {line}")
-        for fam, want in c.get("families", {}).items():
-            got = samples(out, fam)
-            if got != want:
-                problems.append(f"family {fam}:\n    expected:\n      " +
-                                "\n      ".join(want) + "\n    got:\n      " +
-                                "\n      ".join(got))
-        for fam in c.get("absent", []):
-            if samples(out, fam) or f"# TYPE {fam} " in out:
-                problems.append(f"family {fam} should be absent: {samples(out, fam)[:3]}")
-        for fam, n in c.get("counts", {}).items():
-            got = len(samples(out, fam))
-            if got != n:
-                problems.append(f"family {fam}: {got} samples, expected {n}")
+        problems += check_body(c, out)
+    split = bodies(out)
+    for key, c in case.get("bodies", {}).items():
+        if key not in split:
+            problems.append(f"no body {key!r} in the output (have {sorted(split)})")
+        else:
+            problems += [f"{key}: {p}" for p in check_body(c, split[key])]
     return problems
 
 
