@@ -745,6 +745,7 @@ class GaugeSampler:
     def __init__(self, ctl):
         self.ctl = ctl
         self.by_attempt = {}
+        self.first_seen = {}  # attempt -> CLOCK_MONOTONIC of its first sample
 
     def __call__(self):
         try:
@@ -754,9 +755,11 @@ class GaugeSampler:
         a = m.get("slurm_exporter_collection_attempts_total")
         if a is not None:
             self.by_attempt[a] = m
+            self.first_seen.setdefault(a, time.monotonic())
 
     def reset(self):
         self.by_attempt = {}
+        self.first_seen = {}
 
     def watch(self, seconds):
         end = time.monotonic() + seconds

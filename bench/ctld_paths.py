@@ -25,6 +25,7 @@ import re
 import shutil
 import statistics
 import subprocess
+import threading
 import time
 
 import controller_bench as cb
@@ -119,13 +120,38 @@ def submit_under(exe, ctl, args, url, name, gzip=False):
     return res
 
 
-def idle(ctl, seconds):
+def idle(ctl, seconds, ours=False):
+    """slurmctld's CPU and RSS with no scrapes; with our plugin also the
+    collections in the window and what the last one cost (its gauges)."""
+    a0 = ctl.attempts() if ours else None
     w = cb.idle_window(ctl, seconds)
-    return {"cpu_per_s": w["process"] / w["seconds"], "ours_per_s": w["ours"] / w["seconds"],
-            "rss": cb.rss_bytes(ctl.pid)}
+    r = {"cpu_per_s": w["process"] / w["seconds"], "ours_per_s": w["ours"] / w["seconds"],
+         "ours_cpu": w["ours"], "seconds": w["seconds"], "rss": cb.rss_bytes(ctl.pid)}
+    if ours:
+        m = ctl.monitoring()
+        r["collections"] = m.get("slurm_exporter_collection_attempts_total", 0) - a0
+        r["collection_s"] = m.get("slurm_exporter_collection_duration_seconds")
+        r["render_s"] = m.get("slurm_exporter_render_duration_seconds")
+        r["cached_body_bytes"] = m.get("slurm_exporter_cached_body_bytes")
+    return r
 
 
-def overlap_check(uses, gauges, t0, t1):
+def pair_with_gauge(ticks, sampler, key):
+    """Each traced collection (its holds) with the gauge of the same
+    collection: the first monitoring sample taken after its last release
+    (the sampler polls every 0.5 s; a collection ends within a tick)."""
+    seen = sorted((t, a) for a, t in sampler.first_seen.items())
+    pairs = []
+    for tick in ticks:
+        end = max(u["t_rel"] for u in tick)
+        after = [a for t, a in seen if t >= end]
+        if after and key in sampler.by_attempt[after[0]]:
+            pairs.append((sum(u["t_rel"] - u["t_acq"] for u in tick),
+                          sampler.by_attempt[after[0]][key]))
+    return pairs
+
+
+def overlap_check(uses, gauges, t0, t1, sampler=None):
     """Our holds (sm-* threads) against native walks (worker threads holding
     the job lock) and against our gauges."""
     ours = [u for u in uses if t0 <= u["t_req"] <= t1 and cb.is_ours(u["comm"])]
@@ -153,12 +179,40 @@ def overlap_check(uses, gauges, t0, t1):
         ticks.append(cur)
     trace_holds = [sum(u["t_rel"] - u["t_acq"] for u in t) for t in ticks]
     longest = max(ours, key=lambda u: u["t_rel"] - u["t_acq"], default=None)
-    return {"our_lock_uses": len(ours), "native_walks": len(native),
+    pairs = pair_with_gauge(ticks, sampler, cb.GaugeSampler.KEYS["hold_jobs"]) if sampler else []
+    return {"paired": [{"trace": tr, "gauge": g} for tr, g in pairs],
+            "our_lock_uses": len(ours), "native_walks": len(native),
             "max_hold": (longest["t_rel"] - longest["t_acq"]) if longest else None,
             "max_excess": max(excess, default=0.0),
             "trace_jobs_hold": {"median": cb.median(trace_holds), "max": max(trace_holds, default=None)},
             "gauge_jobs_hold": gauges["hold_jobs"],
             "gauge_jobs_list_wait": gauges.get("list_wait_jobs")}
+
+
+class LoadSampler:
+    """The 1-minute load average every 15 s while the run lasts: the machine
+    is shared, and the numbers are only comparable within one run."""
+
+    def __init__(self):
+        self.samples, self.stop = [], threading.Event()
+        self.thread = threading.Thread(target=self._loop, daemon=True)
+
+    def _loop(self):
+        while not self.stop.wait(15):
+            self.samples.append(round(os.getloadavg()[0], 2))
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join()
+
+    def summary(self):
+        s = self.samples
+        return {"n": len(s), "min": min(s, default=None), "max": max(s, default=None),
+                "median": statistics.median(s) if s else None}
 
 
 def run(args):
@@ -199,7 +253,9 @@ def run(args):
         left = t + args.settle_seconds - time.monotonic()
         if left > 0:
             time.sleep(left)
+        return t
 
+    load_sampler = LoadSampler().__enter__()
     try:
         users.ensure()
         subprocess.run([os.path.join(cb.ROOT, "scripts", "test-cluster.sh"), "munge"], check=True)
@@ -214,15 +270,25 @@ def run(args):
         for key, mtype, interval in (("native", "metrics/openmetrics", "30s"),
                                      ("ours", "metrics/soperator", "30s")):
             cb.log(f"{key}: MetricsType={mtype}")
-            restart(mtype, interval)
+            started = restart(mtype, interval)
             run_r = R[key] = {}
-            if mtype == "metrics/soperator":
-                # Ask for what a Prometheus scraping /metrics/soperator asks.
+            ours = mtype == "metrics/soperator"
+            if ours:
+                # Nothing asked for: collections only, no body rendered
+                # (986ee8a) once the carrier's paths, warm from the start,
+                # went unasked for 2 minutes and a collection dropped them;
+                # then what a Prometheus scraping /metrics/soperator asks
+                # for, rendered after every collection.
+                left = started + 120 + 35 - time.monotonic()
+                if left > 0:
+                    time.sleep(left)
+                cb.log(f"{key}: idle {args.idle_seconds} s, no body asked for")
+                run_r["idle_unasked"] = idle(ctl, args.idle_seconds, ours=True)
                 cb.http_get(ctl.ctld_url("/metrics/soperator"), timeout=120)
                 cb.http_get(ctl.ctld_url("/metrics/soperator"),
                             headers={"Accept-Encoding": "gzip"}, timeout=120)
             cb.log(f"{key}: idle {args.idle_seconds} s")
-            run_r["idle"] = idle(ctl, args.idle_seconds)
+            run_r["idle"] = idle(ctl, args.idle_seconds, ours=ours)
             paths = NATIVE_PATHS + (OUR_PATHS if mtype == "metrics/soperator" else [])
             run_r["paths"] = measure_paths(ctl, tracer, paths, run_r["idle"]["cpu_per_s"],
                                            gzip_too=("/metrics/soperator",))
@@ -253,10 +319,12 @@ def run(args):
         load.wait()
         tracer.stop()
         uses, _ = tracer.parse(ctl.pid)
-        R["overlap"] = overlap_check(uses, gs.summary(), t0, t1)
+        R["overlap"] = overlap_check(uses, gs.summary(), t0, t1, gs)
         ctl.stop()
         R["quiet_after"] = cb.quiet_state()
     finally:
+        load_sampler.__exit__()
+        R["load_during"] = load_sampler.summary()
         tracer.stop()
         ctl.stop()
         users.remove()
@@ -275,6 +343,9 @@ def report(R):
     add(f"Slurm {R['version']} slurmctld, {a['nodes']:,} nodes (defined, never registered), "
         f"{R['jobs_at_measure']:,} held jobs of {a['users']} users; {R['date']}, {R['machine']}; "
         f"load average {qb['load1']} before, {qa['load1']} after"
+        + (f" (during the run, every 15 s: median {R['load_during']['median']}, "
+           f"min {R['load_during']['min']}, max {R['load_during']['max']})"
+           if R.get("load_during", {}).get("n") else "")
         + (f"; foreign processes: {' '.join(qb['busy'])}" if qb["busy"] else ""))
     add("")
     add(f"Per scrape of slurmctld's port ({SCRAPES} scrapes each, one at a time; median):")
@@ -310,10 +381,20 @@ def report(R):
             f"{lat(n, nq) if n else '—'} | {lat(o, oq)} |")
     add("")
     ni, oi = R["native"]["idle"], R["ours"]["idle"]
-    add(f"Idle (60 s, no scrapes): slurmctld CPU {ni['cpu_per_s'] * 1e3:.1f} ms/s native, "
-        f"{oi['cpu_per_s'] * 1e3:.1f} ms/s ours at CollectionInterval=30s (our threads "
-        f"{oi['ours_per_s'] * 1e3:.1f} ms/s); RSS {cb.fmt_bytes(ni['rss'])} native, "
-        f"{cb.fmt_bytes(oi['rss'])} ours ({cb.fmt_bytes(R['ours']['rss_after_scrapes'])} after the scrapes).")
+    ou = R["ours"].get("idle_unasked")
+
+    def ours_idle(r):
+        per = (f", {cb.fmt_ms(r['ours_cpu'] / r['collections'])} of our threads' CPU per "
+               f"collection ({r['collections']} collections)" if r.get("collections") else "")
+        return (f"{r['cpu_per_s'] * 1e3:.1f} ms/s (our threads {r['ours_per_s'] * 1e3:.1f} ms/s"
+                f"{per}; last collection {cb.fmt_ms(r.get('collection_s'))}, render "
+                f"{cb.fmt_ms(r.get('render_s'))}, bodies kept {cb.fmt_bytes(r.get('cached_body_bytes'))})"
+                f", RSS {cb.fmt_bytes(r['rss'])}")
+    add(f"Idle ({a['idle_seconds']} s, no scrapes): slurmctld CPU {ni['cpu_per_s'] * 1e3:.1f} ms/s "
+        f"native, RSS {cb.fmt_bytes(ni['rss'])}; ours at CollectionInterval=30s"
+        + (f", before any body was asked for: {ours_idle(ou)}" if ou else "")
+        + f"; after /metrics/soperator was asked for (plain and gzip): {ours_idle(oi)}; "
+        f"RSS {cb.fmt_bytes(R['ours']['rss_after_scrapes'])} after the scrapes.")
     o = R["overlap"]
     g, t = o["gauge_jobs_hold"], o["trace_jobs_hold"]
     add("")
@@ -326,4 +407,9 @@ def report(R):
         + (f"; job_list wait (gauge) max {cb.fmt_ms(o['gauge_jobs_list_wait']['max'])}"
            if o.get("gauge_jobs_list_wait") and o["gauge_jobs_list_wait"].get("max") is not None
            else "") + ".")
+    if o.get("paired"):
+        d = [abs(p["gauge"] - p["trace"]) for p in o["paired"]]
+        add(f"The same collections paired ({len(d)}): gauge − uprobes differs by median "
+            f"{cb.fmt_ms(statistics.median(d))}, max {cb.fmt_ms(max(d))} "
+            f"(largest hold {cb.fmt_ms(max(p['trace'] for p in o['paired']))}).")
     return "\n".join(lines)
