@@ -2,10 +2,10 @@
 // The shim's model (model.h) written back as Slurm 26.05's JSON
 // (data_parser v0.0.45: `scontrol show nodes --json`, `scontrol show jobs
 // --json`, `scontrol show partitions --json`, `sdiag --json`), the form the
-// reader (input.h) takes. One writer, nlohmann's: each record kind has its
-// function, so a new input kind adds one function and one WriteDumps line.
-// Only what the model holds is written; what Slurm prints besides (and the
-// reader ignores) is left out.
+// reader (input.h) takes. Each record kind has its function, so a new
+// input kind adds one function and one WriteDumps line. Only what the model
+// holds is written; what Slurm prints besides (and the reader ignores) is
+// left out.
 #pragma once
 
 #include <string>
@@ -18,8 +18,6 @@ namespace shim {
 
 using ordered_json = nlohmann::ordered_json;
 
-ordered_json NodeJson(const NodeIn& node);
-ordered_json JobJson(const JobIn& job);
 ordered_json PartitionJson(const PartitionIn& partition);
 // The "statistics" object of sdiag --json.
 ordered_json DiagJson(const DiagIn& diag);
