@@ -41,8 +41,11 @@ def main():
     problems, compared = lvr.compare(live, replay)
     for p in problems:
         print("  " + p)
-    print(f"{compared} series compared, {len(problems)} differences")
-    return 1 if problems else 0
+    print(f"{compared} series' values compared (history series only for presence), "
+          f"{len(problems)} differences")
+    if compared == 0:
+        print("FAIL: no series compared")
+    return 1 if problems or compared == 0 else 0
 
 
 if __name__ == "__main__":

@@ -88,7 +88,7 @@ def compare(live_text, replay_text):
     if only_live or replay_fam - live_fam:
         problems.append(f"families only live: {sorted(only_live)}; "
                         f"only replay: {sorted(replay_fam - live_fam)}")
-    compared = 0
+    compared = 0  # series whose values were compared (history's are not)
     for key in sorted(set(live) | set(replay)):
         fam = family_of(key[0])
         if fam in MOVING_FAMILIES:
@@ -100,9 +100,9 @@ def compare(live_text, replay_text):
             if fam not in HISTORY_FAMILIES:
                 problems.append(f"only live: {key[0]}{dict(key[1])} {live[key]}")
             continue
-        compared += 1
         if fam in HISTORY_FAMILIES:
             continue
+        compared += 1
         if live[key] != replay[key]:
             problems.append(f"value differs: {key[0]}{dict(key[1])} live {live[key]} "
                             f"replay {replay[key]}")
@@ -219,6 +219,8 @@ def main():
             replay = subprocess.run([a.shim, "render", "--plugin", a.shim_plugin] + paths,
                                     check=True, stdout=subprocess.PIPE, text=True).stdout
             problems, compared = compare(live, replay)
+            if compared == 0:
+                problems.append("no series compared")
             if not problems:
                 break
             log(f"try {attempt}: {len(problems)} difference(s) between the live "
@@ -232,7 +234,8 @@ def main():
                     f.write(replay)
                 log(f"kept {work}")
                 return 1
-        log(f"{compared} series agree (Slurm {a.version})")
+        log(f"{compared} series agree in value (Slurm {a.version}); history series "
+            "only exist on both sides")
         ok = True
         return 0
     finally:
