@@ -14,12 +14,9 @@
 namespace shim {
 
 struct GenerateOptions {
-  int64_t nodes = 0;
-  int64_t jobs = 0;
-  int64_t partitions = 4;
-  int64_t reservations = 2;
-  int64_t users = 50;
-  int64_t rpc_types = 40;
+  int64_t nodes = 0, jobs = 0;  // --nodes, --jobs
+  // --partitions, --reservations, --users, --rpc-types
+  int64_t partitions = 4, reservations = 2, users = 50, rpc_types = 40;
   uint64_t seed = 1;
   int64_t now = 1800000000;  // the dumps' "now"
   std::string out;
