@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Soperator job families (spec 6.3, 8): labels, resource selection order,
 // duration rules and node edges.
+// Where a shim case (tests/shim/cases) feeds the plugin the same input,
+// the expected lines are that case's (CaseFamily): written once, checked
+// here on the core and there through the real plugin.
 #include <gtest/gtest.h>
 
+#include "shim_case_families.h"
 #include "soperator_jobs.h"
 #include "test_util.h"
 
 namespace sm {
 namespace {
 
+using testing::CaseFamily;
 using testing::Render;
 using testing::Samples;
 using V = std::vector<std::string>;
@@ -50,24 +55,15 @@ Job Running() {
 TEST(SoperatorJobs, RunningJobExactLines) {
   const std::string out = RenderJobs({Running()});
   EXPECT_EQ(Samples(out, "slurm_job_info"),
-            V{"slurm_job_info{array_job_id=\"0\",array_task_id=\"\","
-              "end_time=\"1800003600\",finished_time=\"\",job_id=\"42\","
-              "job_name=\"train \\\"big\\\"\",job_state=\"RUNNING\","
-              "job_state_reason=\"None\",slurm_partition=\"gpu\","
-              "standard_error=\"/home/alice/slurm-42.out\","
-              "standard_output=\"/home/alice/slurm-42.out\","
-              "start_time=\"1799999000\",submit_time=\"1799990000\","
-              "user_id=\"1000\",user_mail=\"\",user_name=\"alice\"} 1"});
-  EXPECT_EQ(Samples(out, "slurm_job_cpus"), V{"slurm_job_cpus{job_id=\"42\"} 4"});
+            CaseFamily("jobs_running", "slurm_job_info"));
+  EXPECT_EQ(Samples(out, "slurm_job_cpus"),
+            CaseFamily("jobs_running", "slurm_job_cpus"));
   EXPECT_EQ(Samples(out, "slurm_job_memory_bytes"),
-            V{"slurm_job_memory_bytes{job_id=\"42\"} 4.01302618112e+11"});
+            CaseFamily("jobs_running", "slurm_job_memory_bytes"));
   EXPECT_EQ(Samples(out, "slurm_job_duration_seconds"),
-            V{"slurm_job_duration_seconds{job_id=\"42\"} 1000"});
+            CaseFamily("jobs_running", "slurm_job_duration_seconds"));
   EXPECT_EQ(Samples(out, "slurm_node_job"),
-            (V{"slurm_node_job{job_id=\"42\",node_name=\"node1\","
-               "nodeset_name=\"\",nvlink_instance_group=\"\"} 1",
-               "slurm_node_job{job_id=\"42\",node_name=\"node2\","
-               "nodeset_name=\"\",nvlink_instance_group=\"\"} 1"}));
+            CaseFamily("jobs_running", "slurm_node_job"));
 }
 
 TEST(SoperatorJobs, PendingArrayWithMailAndRequestedTres) {
@@ -93,9 +89,10 @@ TEST(SoperatorJobs, PendingArrayWithMailAndRequestedTres) {
               "standard_output=\"\",start_time=\"\","
               "submit_time=\"1700000000\",user_id=\"\","
               "user_mail=\"bob@example.org\",user_name=\"bob\"} 1"});
-  EXPECT_EQ(Samples(out, "slurm_job_cpus"), V{"slurm_job_cpus{job_id=\"10\"} 2"});
+  EXPECT_EQ(Samples(out, "slurm_job_cpus"),
+            CaseFamily("jobs_pending_array", "slurm_job_cpus"));
   EXPECT_EQ(Samples(out, "slurm_job_memory_bytes"),
-            V{"slurm_job_memory_bytes{job_id=\"10\"} 1.073741824e+09"});
+            CaseFamily("jobs_pending_array", "slurm_job_memory_bytes"));
   EXPECT_TRUE(Samples(out, "slurm_job_duration_seconds").empty());
   EXPECT_TRUE(Samples(out, "slurm_node_job").empty());
 }
@@ -142,7 +139,7 @@ TEST(SoperatorJobs, FinishedJobs) {
   EXPECT_NE(out.find("end_time=\"\",finished_time=\"\",job_id=\"3\""),
             std::string::npos);
   EXPECT_EQ(Samples(out, "slurm_job_duration_seconds"),
-            V{"slurm_job_duration_seconds{job_id=\"1\"} 600"});
+            CaseFamily("jobs_finished", "slurm_job_duration_seconds"));
 }
 
 TEST(SoperatorJobs, DurationMustBePositive) {
@@ -190,9 +187,7 @@ TEST(SoperatorJobs, ResourceSelectionOrder) {
             (V{"slurm_job_cpus{job_id=\"1\"} 3", "slurm_job_cpus{job_id=\"2\"} 5",
                "slurm_job_cpus{job_id=\"3\"} 0", "slurm_job_cpus{job_id=\"5\"} 7"}));
   EXPECT_EQ(Samples(out, "slurm_job_memory_bytes"),
-            (V{"slurm_job_memory_bytes{job_id=\"1\"} 2.147483648e+09",
-               "slurm_job_memory_bytes{job_id=\"2\"} 1.048576e+06",
-               "slurm_job_memory_bytes{job_id=\"3\"} 2.097152e+08"}));
+            CaseFamily("jobs_resources", "slurm_job_memory_bytes"));
 }
 
 TEST(SoperatorJobs, BadHostListDropsOnlyTheEdges) {
@@ -207,8 +202,7 @@ TEST(SoperatorJobs, BadHostListDropsOnlyTheEdges) {
   const std::string out = RenderJobs({j, k, dup});
   EXPECT_EQ(Samples(out, "slurm_job_info").size(), 3u);
   EXPECT_EQ(Samples(out, "slurm_node_job"),
-            V{"slurm_node_job{job_id=\"44\",node_name=\"node1\","
-              "nodeset_name=\"\",nvlink_instance_group=\"\"} 1"});
+            CaseFamily("jobs_bad_hostlist", "slurm_node_job"));
 }
 
 TEST(SoperatorJobs, SeriesSortAsStrings) {

@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Soperator node gauges (spec 6.1): exact lines, fallbacks and absences.
+// Where a shim case (tests/shim/cases) feeds the plugin the same input,
+// the expected lines are that case's (CaseFamily): written once, checked
+// here on the core and there through the real plugin.
 #include <gtest/gtest.h>
 
 #include "node_state.h"
+#include "shim_case_families.h"
 #include "soperator_nodes.h"
 #include "test_util.h"
 
 namespace sm {
 namespace {
 
+using testing::CaseFamily;
 using testing::Render;
 using testing::Samples;
 using V = std::vector<std::string>;
@@ -58,29 +63,25 @@ TEST(SoperatorNodes, FullNodeExactLines) {
         "state_is_powered_down=\"\",state_is_powering_down=\"\","
         "state_is_powering_up=\"\",state_is_reserved=\"false\"} 1"});
   EXPECT_EQ(Samples(out, "slurm_node_cpus_total"),
-            V{"slurm_node_cpus_total{node_name=\"node1\"} 16"});
+            CaseFamily("nodes_full", "slurm_node_cpus_total"));
   EXPECT_EQ(Samples(out, "slurm_node_cpus_allocated"),
-            V{"slurm_node_cpus_allocated{node_name=\"node1\"} 4"});
+            CaseFamily("nodes_full", "slurm_node_cpus_allocated"));
   EXPECT_EQ(Samples(out, "slurm_node_cpus_idle"),
-            V{"slurm_node_cpus_idle{node_name=\"node1\"} 12"});
+            CaseFamily("nodes_full", "slurm_node_cpus_idle"));
   EXPECT_EQ(Samples(out, "slurm_node_cpus_effective"),
-            V{"slurm_node_cpus_effective{node_name=\"node1\"} 15"});
+            CaseFamily("nodes_full", "slurm_node_cpus_effective"));
   EXPECT_EQ(Samples(out, "slurm_node_memory_total_bytes"),
-            V{"slurm_node_memory_total_bytes{node_name=\"node1\"} "
-              "2.00651309056e+11"});
+            CaseFamily("nodes_full", "slurm_node_memory_total_bytes"));
   EXPECT_EQ(Samples(out, "slurm_node_memory_allocated_bytes"),
-            V{"slurm_node_memory_allocated_bytes{node_name=\"node1\"} "
-              "1.073741824e+09"});
+            CaseFamily("nodes_full", "slurm_node_memory_allocated_bytes"));
   EXPECT_EQ(Samples(out, "slurm_node_memory_free_bytes"),
-            V{"slurm_node_memory_free_bytes{node_name=\"node1\"} 1.048576e+09"});
+            CaseFamily("nodes_full", "slurm_node_memory_free_bytes"));
   // (191356 - 356) MiB
   EXPECT_EQ(Samples(out, "slurm_node_memory_effective_bytes"),
-            V{"slurm_node_memory_effective_bytes{node_name=\"node1\"} "
-              "2.00278016e+11"});
+            CaseFamily("nodes_full", "slurm_node_memory_effective_bytes"));
   // Input order kept, series sorted by label values.
   EXPECT_EQ(Samples(out, "slurm_node_partition"),
-            (V{"slurm_node_partition{node_name=\"node1\",partition=\"gpu\"} 1",
-               "slurm_node_partition{node_name=\"node1\",partition=\"main\"} 1"}));
+            CaseFamily("nodes_full", "slurm_node_partition"));
   EXPECT_NE(out.find("# HELP slurm_node_info Slurm node info\n"
                      "# TYPE slurm_node_info gauge\n"),
             std::string::npos);
@@ -125,9 +126,9 @@ TEST(SoperatorNodes, ZeroIsNotAbsent) {
   n.tres = "cpu=8";
   const std::string out = RenderNodes({n});
   EXPECT_EQ(Samples(out, "slurm_node_cpus_total"),
-            V{"slurm_node_cpus_total{node_name=\"z\"} 0"});
+            CaseFamily("nodes_zero", "slurm_node_cpus_total"));
   EXPECT_EQ(Samples(out, "slurm_node_memory_effective_bytes"),
-            V{"slurm_node_memory_effective_bytes{node_name=\"z\"} 0"});
+            CaseFamily("nodes_zero", "slurm_node_memory_effective_bytes"));
 }
 
 TEST(SoperatorNodes, ReservationTrimmedTo50CodePoints) {
