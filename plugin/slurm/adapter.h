@@ -48,8 +48,6 @@ class ControllerSource : public Source {
   std::atomic<size_t> last_node_slots_{0};
   std::atomic<size_t> last_node_members_{0};
   std::atomic<size_t> last_node_bytes_{0};
-  // slurm_conf.private_data as last read; -1 before the first read.
-  std::atomic<int32_t> last_private_data_{-1};
   std::function<int64_t()> unix_now_;
 };
 

@@ -9,27 +9,20 @@ namespace sm::slurm {
 PrivateData ControllerSource::HiddenFromUsers() {
   // slurm_conf changes only under the conf write lock (22.05 rereads
   // slurm.conf in place on reconfigure); read it like slurmctld's RPC
-  // handlers do. Our turn first, like every lock we take (adapter_util.h).
-  // Every tick asks, before it counts its sub-collectors in flight: while
-  // a collection holds our turn (waiting behind a slurmctld writer) the
-  // last value serves, so the tick goes on and skips what is in flight
-  // instead of queuing behind it. Only the first read waits.
+  // handlers do. Not after our turn (adapter_util.h), unlike our copies:
+  // every tick asks before it counts its sub-collectors in flight, and a
+  // collection waiting behind a slurmctld writer holds the turn, so the
+  // tick would queue behind it instead of skipping what is in flight. The
+  // turn keeps our long holds from overlapping; a read of one field under
+  // the conf read lock cannot keep a writer waiting.
   uint16_t raw;
   {
-    std::unique_lock turn(our_lock_turn, std::try_to_lock);
-    const int32_t last = last_private_data_.load();
-    if (!turn.owns_lock() && last >= 0) {
-      raw = static_cast<uint16_t>(last);
-    } else {
-      if (!turn.owns_lock()) turn.lock();
-      // Zeroed, then named: 26.05 adds a sixth level (select_node).
-      slurmctld_lock_t conf_read = {};
-      conf_read.conf = READ_LOCK;
-      lock_slurmctld(conf_read);
-      raw = slurm_conf.private_data;
-      unlock_slurmctld(conf_read);
-      last_private_data_.store(raw);
-    }
+    // Zeroed, then named: 26.05 adds a sixth level (select_node).
+    slurmctld_lock_t conf_read = {};
+    conf_read.conf = READ_LOCK;
+    lock_slurmctld(conf_read);
+    raw = slurm_conf.private_data;
+    unlock_slurmctld(conf_read);
   }
   struct Bit {
     uint16_t slurm;
