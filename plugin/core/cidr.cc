@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "go_parse.h"
+#include "log.h"
 
 namespace sm {
 
@@ -36,7 +37,7 @@ std::optional<Cidr> ParseCidr(std::string_view s, std::string* why) {
   const std::string_view addr = s.substr(0, slash);
   const auto ip = ParseIpAddress(addr);
   if (!ip) {
-    *why = "\"" + std::string(addr) + "\" is not an IPv4 or IPv6 address";
+    *why = "\"" + Printable(addr) + "\" is not an IPv4 or IPv6 address";
     return std::nullopt;
   }
   const int max = ip->v6 ? 128 : 32;
@@ -46,7 +47,7 @@ std::optional<Cidr> ParseCidr(std::string_view s, std::string* why) {
     const auto n = GoAtoi(bits);
     if (!n || bits.empty() || bits.front() == '+' || bits.front() == '-' ||
         *n < 0 || *n > max) {
-      *why = "\"" + std::string(s) + "\": the prefix length must be 0 to " +
+      *why = "\"" + Printable(s) + "\": the prefix length must be 0 to " +
              std::to_string(max);
       return std::nullopt;
     }

@@ -328,7 +328,7 @@ std::optional<BindAddress> ParseBindAddress(std::string_view a, std::string* why
   if (host.empty()) return out;
   if (host.front() == '[') {
     if (host.size() < 2 || host.back() != ']') {
-      *why = "unbalanced brackets in \"" + std::string(host) + "\"";
+      *why = "unbalanced brackets in \"" + Printable(host) + "\"";
       return std::nullopt;
     }
     const std::string_view inner = host.substr(1, host.size() - 2);
@@ -339,7 +339,7 @@ std::optional<BindAddress> ParseBindAddress(std::string_view a, std::string* why
       return std::nullopt;
     }
     if (!ip || !ip->v6 || inner.find(':') == std::string_view::npos) {
-      *why = "\"" + std::string(inner) + "\" is not a literal IPv6 address";
+      *why = "\"" + Printable(inner) + "\" is not a literal IPv6 address";
       return std::nullopt;
     }
     out.family = BindAddress::Family::kIPv6;
@@ -353,7 +353,7 @@ std::optional<BindAddress> ParseBindAddress(std::string_view a, std::string* why
   const std::string_view literal = host == "localhost" ? "127.0.0.1" : host;
   const auto ip = ParseIpAddress(literal);
   if (!ip || ip->v6 || literal.find(':') != std::string_view::npos) {
-    *why = "\"" + std::string(host) +
+    *why = "\"" + Printable(host) +
            "\" is not a literal IPv4 address (host names are not resolved; "
            "use an address of this machine, e.g. 127.0.0.1, or [::1] for IPv6)";
     return std::nullopt;

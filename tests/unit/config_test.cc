@@ -260,6 +260,10 @@ TEST(BindAddress, LiteralAddressesOnly) {
             "error: \"fe80::1%eth0\" is not a literal IPv6 address");
   EXPECT_EQ(Bind("[::1:80"), "error: unbalanced brackets in \"[::1\"");
   EXPECT_TRUE(Bind("1.2.3:80").starts_with("error: \"1.2.3\" is not a literal IPv4 address"));
+  // What the admin wrote is quoted escaped, as every config message is: it
+  // ends up in slurmctld's log (config fuzz target).
+  EXPECT_EQ(Bind("[\x1b[2J]:80"), "error: \"\\x1b[2J\" is not a literal IPv6 address");
+  EXPECT_TRUE(Bind("a\rb:80").starts_with("error: \"a\\x0db\" is not a literal IPv4"));
 }
 
 TEST(Config, ListenerOptionsFailClosed) {
@@ -321,6 +325,10 @@ TEST(Cidr, ParseAndMatch) {
   }
   EXPECT_FALSE(ParseCidrList("10.0.0.0/8,,::1", &why));
   EXPECT_EQ(why, "empty entry in the list");
+  EXPECT_FALSE(ParseCidrList("10.0.0.0/8,10.0.\r0.0/8", &why));
+  EXPECT_EQ(why, "\"10.0.\\x0d0.0\" is not an IPv4 or IPv6 address");
+  EXPECT_FALSE(ParseCidrList("10.0.0.0/8\t9", &why));
+  EXPECT_EQ(why, "\"10.0.0.0/8\\x099\": the prefix length must be 0 to 32");
 }
 
 // n * unit overflowed int64 (libFuzzer); now out of range is no duration.
