@@ -23,6 +23,12 @@ bool slurmctld_primary = true;
 int slurmctld_primary = 1;
 #endif
 slurmctld_config_t slurmctld_config;
+#if !SM_SLURM_AT_LEAST(25, 11)
+// controller.c's: the shim is the primary (index 0), in control since it
+// started (InStandby() reads both up to 25.05).
+int backup_inx = 0;
+time_t control_time = 1;
+#endif
 
 namespace {
 

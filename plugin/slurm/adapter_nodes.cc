@@ -206,8 +206,8 @@ void DeriveBases(Node& n, const Raw& raw, bool alloc_tres) {
 
 // Collect and serve only while this slurmctld is the controller in charge:
 // its node table is loaded (not yet the case while init() runs, nor on a
-// backup that never took over) and it is not in standby (25.11+: a backup
-// that handed control back keeps its stale tables). See InStandby().
+// backup that never took over) and it is not in standby (a backup that
+// handed control back keeps its stale tables). See InStandby().
 bool ControllerSource::Active() {
   // Once shutdown begins no new collection starts: 22.05-24.11 free the
   // node table and job list (node_fini(), job_fini()) without any lock and

@@ -88,17 +88,28 @@ inline int GpuTresPosition() {
 // - 26.05: slurmctld_listeners_in_standby() (also in 25.11.7; is_primary()
 //   is gone).
 // - 25.11: is_primary() = !standby_mode (all micro releases).
-// - up to 25.05 slurmctld exports no such flag (backup_has_control is a
-//   local of main()); we report "not in standby" and the caller falls back
-//   to "the node table is loaded", which a standby backup that never held
-//   control does not have.
+// - up to 25.05 there is no such flag (backup_has_control is a local of
+//   main(), 24.11's listeners.standby_mode is static), but controller.c's
+//   control_time is exported: main() zeroes it before each run_backup() and
+//   sets it once this controller runs as the one in charge ("Running as
+//   primary controller"). A backup (backup_inx > 0) is in standby while it
+//   is 0: before its first takeover, and again after it handed control
+//   back, when its node and job tables are stale (issue 11's HA test saw a
+//   22.05.8 backup serve them). The primary never waits in standby, and
+//   24.11 zeroes control_time on a SIGHUP reconfigure whose re-exec failed
+//   without setting it again, so the primary does not look at it (a
+//   backup in charge in that case reads as standby: it stops serving,
+//   which is the safe side).
+#if !SM_SLURM_AT_LEAST(25, 11)
+extern "C" time_t control_time;
+#endif
 inline bool InStandby() {
 #if SM_SLURM_AT_LEAST(26, 5)
   return slurmctld_listeners_in_standby();
 #elif SM_SLURM_AT_LEAST(25, 11)
   return !is_primary();
 #else
-  return false;
+  return backup_inx > 0 && control_time == 0;
 #endif
 }
 
