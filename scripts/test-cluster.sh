@@ -422,9 +422,14 @@ write_accounting_conf() {
 # launch NAME ARGS... runs $sbin/NAME ARGS... -f slurm.conf; launch_exe
 # NAME EXE ARGS... runs EXE ARGS... as is (slurmdbd, mariadbd).
 launch() {
-	local name=$1
+	local name=$1 preload=()
 	shift
-	launch_exe "$name" "$sbin/$name" "$@" -f "$conf"
+	# SM_SLURMCTLD_PRELOAD: a library for slurmctld alone (the sanitizer
+	# runtime of a plugin built with ASan; tests/integration/test_shutdown.py).
+	if [[ $name == slurmctld && -n ${SM_SLURMCTLD_PRELOAD:-} ]]; then
+		preload=(env "LD_PRELOAD=$SM_SLURMCTLD_PRELOAD")
+	fi
+	launch_exe "$name" "${preload[@]}" "$sbin/$name" "$@" -f "$conf"
 }
 
 launch_exe() {
