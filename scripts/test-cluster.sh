@@ -6,6 +6,7 @@
 #   test-cluster.sh start VERSION DIR [--plugin-dir PATH] [--job-submit NAME]
 #                   [--gpus [TYPE:]N[,TYPE:N]...] [--port-base P]
 #                   [--conf-extra LINE]... [--metrics-conf FILE] [--accounting]
+#                   [--addr ADDR]
 #   test-cluster.sh stop DIR
 #   test-cluster.sh restart-ctld DIR
 #   test-cluster.sh stop-dbd DIR | start-dbd DIR
@@ -25,6 +26,10 @@
 # re-registered. status exits 0 only when all of the cluster's daemons are
 # alive. munge only makes sure munged runs (for benchmarks that start
 # slurmctld alone).
+#
+# --addr: the address slurmctld and vm are reached at (default 127.0.0.1);
+# the HA test (tests/integration/test_ha.py) runs the cluster in a network
+# namespace of its own where the backup controller must reach both.
 #
 # --gpus N gives vm N fake GPUs (Gres=gpu:N); --gpus h100:2,a100:1 gives it
 # typed ones (Gres=gpu:h100:2,gpu:a100:1), one fake device file each.
@@ -63,7 +68,7 @@ prog=test-cluster.sh
 node=vm
 
 usage() {
-	sed -n '6,14s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+	sed -n '6,15s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
 	exit 2
 }
 
@@ -257,7 +262,7 @@ write_conf() {
 	{
 		echo "# Written by scripts/test-cluster.sh start $version $dir"
 		echo "ClusterName=t${version//./}"
-		echo "SlurmctldHost=$h(127.0.0.1)"
+		echo "SlurmctldHost=$h($addr)"
 		echo "SlurmctldPort=$port"
 		echo "SlurmdPort=$((port + 1))"
 		echo "SlurmUser=root"
@@ -313,7 +318,7 @@ write_conf() {
 		if [[ -n $plugin_dir ]]; then echo "PluginDir=$default_plugin_dir:$plugin_dir"; fi
 		if [[ -n $job_submit ]]; then echo "JobSubmitPlugins=$job_submit"; fi
 		if ((gpus)); then echo "GresTypes=gpu"; fi
-		echo "NodeName=$node NodeHostname=$h NodeAddr=127.0.0.1 CPUs=2 RealMemory=2000${gpus_gres} State=UNKNOWN"
+		echo "NodeName=$node NodeHostname=$h NodeAddr=$addr CPUs=2 RealMemory=2000${gpus_gres} State=UNKNOWN"
 		# Ghosts: a port nobody listens on, so they never answer.
 		echo "NodeName=ghost[1-2] NodeAddr=127.0.0.1 Port=$ghost_port CPUs=2 RealMemory=2000 State=UNKNOWN"
 		echo "PartitionName=debug Nodes=$node,ghost1 Default=YES MaxTime=INFINITE State=UP"
@@ -572,6 +577,7 @@ cmd_start() {
 	dir=$(abs_dir "$2")
 	shift 2
 	plugin_dir='' job_submit='' gpus_arg=0 port='' metrics_conf='' conf_extra=() accounting=0
+	addr=127.0.0.1
 	while (($#)); do
 		if [[ $1 == --accounting ]]; then
 			accounting=1
@@ -586,6 +592,7 @@ cmd_start() {
 		--port-base) port=$2 ;;
 		--conf-extra) conf_extra+=("$2") ;;
 		--metrics-conf) metrics_conf=$2 ;;
+		--addr) addr=$2 ;;
 		*) die "unknown option $1" ;;
 		esac
 		shift 2

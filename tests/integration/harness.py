@@ -57,11 +57,14 @@ def http_get(url, headers=None, timeout=10):
 class Cluster:
     """A loopback cluster with our plugin loaded as JobSubmitPlugins.
     gpus: a count or test-cluster.sh's TYPE:N[,TYPE:N] list; accounting: run
-    MariaDB + slurmdbd and the association tree test-cluster.sh describes."""
+    MariaDB + slurmdbd and the association tree test-cluster.sh describes;
+    addr: test-cluster.sh --addr; metrics_host: our listener's address (""
+    for every address); job_submit: None runs Slurm without our plugin."""
 
     def __init__(self, version, plugin_dir, gpus=0, conf_extra=(),
                  collection_interval="1s", metrics_conf_extra=(),
-                 accounting=False):
+                 accounting=False, addr=None, metrics_host="127.0.0.1",
+                 job_submit="soperator"):
         self.version = version
         self.dir = tempfile.mkdtemp(prefix=f"sm-it-{version}-")
         # Open to others: jobs of other users (sbatch --uid) run their
@@ -72,7 +75,7 @@ class Cluster:
         self.monitoring_port = free_port()
         conf = os.path.join(self.dir, "soperator_metrics.conf.in")
         with open(conf, "w") as f:
-            f.write(f"MetricsBindAddress=127.0.0.1:{self.metrics_port}\n"
+            f.write(f"MetricsBindAddress={metrics_host}:{self.metrics_port}\n"
                     f"MonitoringBindAddress=127.0.0.1:{self.monitoring_port}\n"
                     f"CollectionInterval={collection_interval}\n"
                     "LogLevel=info\n")
@@ -80,12 +83,16 @@ class Cluster:
                 f.write(line + "\n")
         args = [os.path.join(SCRIPTS, "test-cluster.sh"), "start", version,
                 os.path.join(self.dir, "c"), "--plugin-dir", plugin_dir,
-                "--job-submit", "soperator", "--metrics-conf", conf,
+                "--metrics-conf", conf,
                 "--port-base", str(self._port_base())]
         if gpus:
             args += ["--gpus", str(gpus)]
         if accounting:
             args.append("--accounting")
+        if addr:
+            args += ["--addr", addr]
+        if job_submit:
+            args += ["--job-submit", job_submit]
         for line in conf_extra:
             args += ["--conf-extra", line]
         subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
