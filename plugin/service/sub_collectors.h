@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "endpoints.h"
 #include "node_history.h"
@@ -47,7 +48,11 @@ Applier Into(Source& source, LockTiming& timing, std::string& error) {
   auto snapshot = (source.*Collect)(timing, error);
   if (!snapshot) return {};
   return [snapshot = std::move(snapshot)](CollectedState& s, double now) {
-    if constexpr (Then != nullptr) Then(s, *snapshot, now);
+    // A type test, not `Then != nullptr`: gcc's -fsanitize=undefined
+    // (-fno-delete-null-pointer-checks) makes a function's address
+    // non-constant, and that comparison does not compile there.
+    if constexpr (!std::is_null_pointer_v<decltype(Then)>)
+      Then(s, *snapshot, now);
     s.cluster.*Field = snapshot;
   };
 }
