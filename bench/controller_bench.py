@@ -397,6 +397,7 @@ class LockTracer:
         r"(lock_e|lock_r|unlock_e): \([^)]*\)\s*"
         r"(?:conf=(\d+) job=(\d+) node=(\d+) part=(\d+) fed=(\d+) (?:sel=(\d+) )?)?"
         r'comm="(.*)"\s*$')
+    RET = re.compile(r"lock_r: \((0x[0-9a-f]+) <- (0x[0-9a-f]+)\)")
 
     def __init__(self, slurmctld, out_path, select_node=False):
         # 26.05's slurmctld_lock_t has a sixth level, select_node.
@@ -486,7 +487,9 @@ class LockTracer:
         self.defined = []
 
     def parse(self, tgid):
-        """-> list of lock uses: dict(tid, comm, locks, t_req, t_acq, t_rel)."""
+        """-> list of lock uses: dict(tid, comm, locks, t_req, t_acq, t_rel,
+        and ret/func: the caller's return address and lock_slurmctld's, both
+        as mapped in the process)."""
         uses, open_by_tid = [], {}
         foreign = 0
         with open(self.out_path) as f:
@@ -507,6 +510,10 @@ class LockTracer:
                     u = open_by_tid.get(tid)
                     if u and u["t_acq"] is None:
                         u["t_acq"] = ts
+                        # "(return address <- lock_slurmctld)": who called it
+                        a = self.RET.search(line)
+                        if a:
+                            u["ret"], u["func"] = int(a.group(1), 16), int(a.group(2), 16)
                 elif ev == "unlock_e":
                     u = open_by_tid.pop(tid, None)
                     if u and u["t_acq"] is not None:

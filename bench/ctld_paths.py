@@ -56,31 +56,84 @@ def scrape_series(url, n, gzip=False):
     return out
 
 
+# slurmctld's agent (agent.c: _agent_defer() inlined into _agent_init())
+# runs on the same conmgr "worker" threads as requests and takes the job
+# write lock every few seconds: not part of any scrape.
+BACKGROUND = {"_agent_defer", "_agent_init"}
+
+
+class Callers:
+    """The function a lock_slurmctld() call returned into: the return
+    probe's address, less the process's load base, through addr2line (the
+    innermost inlined function first; binutils, like nm)."""
+
+    def __init__(self, binary):
+        self.binary = binary
+        nm = subprocess.run(["nm", "-D", "--defined-only", binary],
+                            capture_output=True, text=True, check=True).stdout
+        self.lock = next(int(p[0], 16) for p in (ln.split() for ln in nm.splitlines())
+                         if len(p) == 3 and p[2] == "lock_slurmctld")
+        self.names = {}
+
+    def offset(self, u):
+        return u["ret"] - (u["func"] - self.lock) if "ret" in u else None
+
+    def resolve(self, uses):
+        offs = sorted({o for o in map(self.offset, uses) if o is not None} - set(self.names))
+        if not offs:
+            return
+        out = subprocess.run(["addr2line", "-a", "-f", "-i", "-e", self.binary]
+                             + [hex(o) for o in offs],
+                             capture_output=True, text=True).stdout.splitlines()
+        cur = None
+        for line in out:
+            if line.startswith("0x"):
+                cur = int(line, 16)
+                self.names[cur] = []
+            elif cur is not None and not line.startswith(("/", "??:")) and ":" not in line:
+                self.names[cur].append(line)
+
+    def chain(self, u):
+        return self.names.get(self.offset(u), [])
+
+    def name(self, u):
+        c = self.chain(u)
+        return c[0] if c else "?"
+
+    def background(self, u):
+        return bool(BACKGROUND.intersection(self.chain(u)))
+
+
 def worker_locks(uses, t0, t1):
     """slurmctld's worker threads' lock uses that started within [t0, t1]:
-    a scrape's request path (nothing else sends RPCs meanwhile)."""
+    a scrape's request path and, on the same threads, slurmctld's agent
+    (told apart by the caller, Callers.background)."""
     return [u for u in uses if t0 <= u["t_req"] <= t1 and u["comm"].startswith("worker")]
 
 
-def path_result(uses, scrapes, cpu, idle_per_s):
-    per_hold, per_calls, kinds = [], [], {}
+def path_result(uses, scrapes, cpu, idle_per_s, callers):
+    per_hold, per_calls, kinds, agent = [], [], {}, 0
+    callers.resolve(uses)
     for t0, t1, _, _ in scrapes:
         lk = worker_locks(uses, t0, t1)
+        agent += sum(1 for u in lk if callers.background(u))
+        lk = [u for u in lk if not callers.background(u)]
         per_calls.append(len(lk))
         per_hold.append(sum(e - s for s, e in cb.union([(u["t_acq"], u["t_rel"]) for u in lk])))
         for u in lk:
-            kinds[cb.lock_text(u["locks"])] = kinds.get(cb.lock_text(u["locks"]), 0) + 1
+            k = f"{cb.lock_text(u['locks'])} in `{callers.name(u)}`"
+            kinds[k] = kinds.get(k, 0) + 1
     walls = [t1 - t0 for t0, t1, _, _ in scrapes]
     extra_cpu = max(0.0, cpu["process"] - idle_per_s * cpu["seconds"])
     return {"wall": statistics.median(walls), "wall_max": max(walls),
             "hold": statistics.median(per_hold), "hold_max": max(per_hold),
-            "lock_calls": sum(per_calls), "locks": kinds,
+            "lock_calls": sum(per_calls), "locks": kinds, "agent_locks": agent,
             "cpu_per_scrape": extra_cpu / len(scrapes),
             "status": sorted({s for _, _, s, _ in scrapes}),
             "bytes": scrapes[-1][3]}
 
 
-def measure_paths(ctl, tracer, paths, idle_per_s, gzip_too=()):
+def measure_paths(ctl, tracer, callers, paths, idle_per_s, gzip_too=()):
     """Each path SCRAPES times under uprobes; -> {label: result}."""
     tracer.setup()
     runs = []
@@ -94,7 +147,7 @@ def measure_paths(ctl, tracer, paths, idle_per_s, gzip_too=()):
             time.sleep(1)
     tracer.stop()
     uses, _ = tracer.parse(ctl.pid)
-    return {label: path_result(uses, s, cpu, idle_per_s) for label, s, cpu in runs}
+    return {label: path_result(uses, s, cpu, idle_per_s, callers) for label, s, cpu in runs}
 
 
 def submit_under(exe, ctl, args, url, name, gzip=False):
@@ -151,13 +204,15 @@ def pair_with_gauge(ticks, sampler, key):
     return pairs
 
 
-def overlap_check(uses, gauges, t0, t1, sampler=None):
+def overlap_check(uses, gauges, t0, t1, sampler=None, callers=None):
     """Our holds (sm-* threads) against native walks (worker threads holding
-    the job lock) and against our gauges."""
+    the job lock, slurmctld's agent aside) and against our gauges."""
     ours = [u for u in uses if t0 <= u["t_req"] <= t1 and cb.is_ours(u["comm"])]
+    if callers:
+        callers.resolve(uses)
     native = cb.union([(u["t_acq"], u["t_rel"]) for u in uses
                        if t0 <= u["t_req"] <= t1 and u["comm"].startswith("worker")
-                       and u["locks"][1] > 0])
+                       and u["locks"][1] > 0 and not (callers and callers.background(u))])
     starts = [s for s, _ in native]
     excess = []
     for u in ours:
@@ -238,6 +293,7 @@ def run(args):
     tracer = cb.LockTracer(os.path.join(prefix, "sbin", "slurmctld"),
                            os.path.join(args.workdir, "trace.txt"),
                            select_node=version >= "26.05")
+    callers = Callers(os.path.join(prefix, "sbin", "slurmctld"))
     state = os.path.join(args.workdir, "state")
     saved = state + ".saved"
 
@@ -290,7 +346,7 @@ def run(args):
             cb.log(f"{key}: idle {args.idle_seconds} s")
             run_r["idle"] = idle(ctl, args.idle_seconds, ours=ours)
             paths = NATIVE_PATHS + (OUR_PATHS if mtype == "metrics/soperator" else [])
-            run_r["paths"] = measure_paths(ctl, tracer, paths, run_r["idle"]["cpu_per_s"],
+            run_r["paths"] = measure_paths(ctl, tracer, callers, paths, run_r["idle"]["cpu_per_s"],
                                            gzip_too=("/metrics/soperator",))
             run_r["rss_after_scrapes"] = cb.rss_bytes(ctl.pid)
             cb.log(f"{key}: submits, quiet")
@@ -319,7 +375,7 @@ def run(args):
         load.wait()
         tracer.stop()
         uses, _ = tracer.parse(ctl.pid)
-        R["overlap"] = overlap_check(uses, gs.summary(), t0, t1, gs)
+        R["overlap"] = overlap_check(uses, gs.summary(), t0, t1, gs, callers)
         ctl.stop()
         R["quiet_after"] = cb.quiet_state()
     finally:
@@ -361,8 +417,10 @@ def report(R):
                  if n else "—")
         ocell = f"{cb.fmt_ms(o['wall'])} / {cb.fmt_ms(o['hold'])} / {cb.fmt_ms(o['cpu_per_scrape'])}"
         locks = "; ".join(f"{k} ×{v}" for k, v in sorted(o["locks"].items())) or "none"
+        agent = (f"; besides, {o['agent_locks']} of slurmctld's agent (`_agent_defer`) on the "
+                 "same worker threads" if o.get("agent_locks") else "")
         add(f"| `{p}` ({cb.fmt_bytes(o['bytes'])}) | {ncell} | {ocell} | "
-            f"{o['lock_calls']} `lock_slurmctld` calls in {SCRAPES} scrapes: {locks} |")
+            f"{o['lock_calls']} `lock_slurmctld` calls in {SCRAPES} scrapes: {locks}{agent} |")
     add("")
     add("| submit latency, 20/s for 60 s | `metrics/openmetrics` | `metrics/soperator` |")
     add("|---|---|---|")
