@@ -21,6 +21,7 @@ void FreeJob(void* x) {
   xfree(j->account);
   xfree(j->user_name);
   xfree(j->mail_user);
+  xfree(j->state_desc);
   xfree(j->nodes);
   FREE_NULL_BITMAP(j->node_bitmap);
   FREE_NULL_BITMAP(j->node_bitmap_cg);
@@ -258,6 +259,7 @@ std::vector<JobAlloc> BuildJobs(const std::vector<JobIn>& jobs,
     job->details->magic = DETAILS_MAGIC;
     job->job_state = states[k];
     job->state_reason = reasons[k];
+    job->state_desc = Dup(in.state_description);
     FillIdentity(in, partitions, job);
     FillSizes(in, job);
     FillArray(in, job);

@@ -44,6 +44,11 @@ void FreePartitions();
 void BuildReservations(const std::vector<NodeIn>& nodes);
 void FreeReservations();
 
+// slurmctld's license list (licenses.c), behind get_all_license_info(),
+// which the shim defines as slurmctld does for the release.
+void BuildLicenses(const std::vector<LicenseIn>& licenses);
+void FreeLicenses();
+
 // What a running or suspended job holds per node slot (CPUs, MB), before
 // BuildAllocations() makes it the job's job_resources.
 struct JobAlloc {

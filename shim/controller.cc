@@ -19,6 +19,7 @@ void ClearLocked() {
   FreeJobs();
   FreePartitions();
   FreeReservations();
+  FreeLicenses();
   FreeNodes();
   PublishStatistics(nullptr);
 }
@@ -72,6 +73,7 @@ void LoadClusterState(const ClusterIn& in) {
     const NodeTable table = BuildNodes(nodes, node_states);
     const PartitionTable partitions = BuildPartitions(in, nodes);
     BuildReservations(nodes);
+    if (in.licenses) BuildLicenses(*in.licenses);
     std::vector<JobAlloc> allocs = BuildJobs(jobs, job_states, reasons, table, partitions);
     BuildAllocations(allocs, nodes, node_states, table);
   } catch (...) {

@@ -415,6 +415,8 @@ JobIn ParseJob(const json& j, const At& at, ClusterIn& state, UserTable& users) 
                      ": empty; expected at least one state word");
   if (const json* r = Find(j, "state_reason"); r && !r->is_null())
     out.state_reason = Str(j, "state_reason", at);
+  if (const json* d = Find(j, "state_description"); d && !d->is_null())
+    out.state_description = Str(j, "state_description", at);
   out.partition = Str(j, "partition", at);
   out.account = Str(j, "account", at);
   out.user_id = N(j, "user_id", at).or_else(0);

@@ -58,6 +58,7 @@ struct JobIn {
   // Base state word first (PENDING, RUNNING, ...), then flag words.
   std::vector<std::string> state;
   std::string state_reason = "None";
+  std::string state_description;  // job_ptr->state_desc ("" when unset)
   std::string partition;
   std::string account;
   int64_t user_id = 0;
@@ -108,6 +109,16 @@ struct DiagIn {
   std::map<std::string, int64_t> values;
 };
 
+// One license as `scontrol show licenses --json` prints it (23.02+: the
+// last_* fields of remote licenses).
+struct LicenseIn {
+  std::string where;
+  std::string name;  // remote: name@server
+  int64_t total = 0, used = 0, reserved = 0;
+  bool remote = false;
+  int64_t last_consumed = 0, last_deficit = 0, last_update = 0;
+};
+
 // One cluster state: what a set of dumps taken together describe. A part
 // that no input provided stays unset.
 struct ClusterIn {
@@ -115,6 +126,7 @@ struct ClusterIn {
   std::optional<std::vector<JobIn>> jobs;
   std::optional<std::vector<PartitionIn>> partitions;
   std::optional<DiagIn> diag;
+  std::optional<std::vector<LicenseIn>> licenses;
   std::string cluster_name;
   // When the dumps were taken, if they say: sdiag's req_time (or "sdiag
   // output at"), the responses' last_update stamps.

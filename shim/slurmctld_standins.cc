@@ -5,7 +5,8 @@
 // global scope at dlopen() time, exactly as inside slurmctld, which is
 // linked -export-dynamic. The shim is linked -rdynamic for the same reason.
 // The records these lists and the node table hold are built by the
-// build_*.cc files; the statistics RPC is in statistics_rpc.cc.
+// build_*.cc files (build_licenses.cc also answers get_all_license_info());
+// the statistics RPC is in statistics_rpc.cc.
 #include "slurmctld_standins.h"
 
 #include <pthread.h>
@@ -29,6 +30,11 @@ slurmctld_config_t slurmctld_config;
 int backup_inx = 0;
 time_t control_time = 1;
 #endif
+
+// The plugin reads both only with AccountingStorageType=accounting_storage/
+// slurmdbd, which the shim never configures: no slurmdbd, no saved state.
+uint16_t running_cache = RUNNING_CACHE_STATE_NOTRUNNING;
+void* acct_db_conn = nullptr;
 
 namespace {
 

@@ -6,7 +6,8 @@ usage: check_exposition.py text|openmetrics CMD...
 Runs CMD, feeds its stdout to `promtool check metrics` (text) or to
 prometheus_client's strict OpenMetrics parser, and fails on any problem.
 promtool's naming lints are tolerated for the names listed below only: they
-are Soperator's and Slurm's own names, kept for compatibility.
+are Soperator's, SckyzO/slurm_exporter's and Slurm's own names, kept for
+compatibility.
 
 Text bodies must also pass what client_golang's registry enforces when it
 gathers (and promtool does not check): one HELP and one TYPE per family
@@ -36,6 +37,13 @@ SOPERATOR_NAMES = {
     "slurm_controller_server_thread_count",
     "slurm_node_cpus_total",
 }
+# SckyzO/slurm_exporter's gauges, kept so its dashboards work (issue 14).
+SCKYZO_NAMES = {
+    "slurm_license_total",
+    "slurm_node_gres_total",
+    "slurm_reservation_core_count",
+    "slurm_reservation_node_count",
+}
 NAME_LINTS = (
     'non-histogram and non-summary metrics should not have "_count" suffix',
     'non-counter metrics should not have "_total" suffix',
@@ -48,7 +56,7 @@ def tolerated(line):
     if lint not in NAME_LINTS:
         return False
     # Slurm's native counters keep their names (slurm_bf_cycle_cnt, ...).
-    return name in SOPERATOR_NAMES or lint == NAME_LINTS[2]
+    return name in SOPERATOR_NAMES | SCKYZO_NAMES or lint == NAME_LINTS[2]
 
 
 def check_text(body):

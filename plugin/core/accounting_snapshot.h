@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Plain copies of slurmctld's accounting-side state: associations as sshare
-// prints them, QoS usage and limits, licenses as scontrol prints them,
-// reservations, and each node's GRES by type. The adapter decides what
+// prints them, QoS usage and limits, licenses as scontrol prints them and
+// reservations (each node's GRES by type is part of the node copy,
+// snapshot.h). The adapter decides what
 // Slurm means (which fields a client prints empty, which limits are unset,
 // what a state string is); std::nullopt means "the client prints nothing
 // here", and the core emits no series for it. Strings are views into the
@@ -110,24 +111,29 @@ struct ReservationSnapshot {
   std::vector<Reservation> reservations;
 };
 
-// ---- GRES per node (sinfo -N -O Gres,GresUsed) --------------------------------
+}  // namespace sm
 
-struct GresCount {
-  std::string_view type;  // "gpu" untyped, "gpu:h100" typed
-  uint64_t count = 0;
-};
+namespace sm {
 
-struct NodeGres {
-  std::string_view node;
-  std::string_view status;  // sinfo's StateLong: mixed, idle, drained, down*
-  std::vector<std::string_view> partitions;
-  std::vector<GresCount> configured;
-  std::vector<GresCount> used;
-};
+// ---- slurmctld's link to slurmdbd (self-monitoring) --------------------------
 
-struct NodeGresSnapshot {
-  Arena arena;
-  Rows<NodeGres> nodes;
+// What slurmctld itself knows about how current its association data is:
+// the fairshare, QoS usage and association families are whatever it holds,
+// which goes stale while slurmdbd is away. Read without any lock (plain
+// words slurmctld writes; a file its decay thread rewrites).
+struct AccountingStatus {
+  // AccountingStorageType=accounting_storage/slurmdbd; nothing below is
+  // meaningful without it.
+  bool slurmdbd = false;
+  // Its persistent connection to slurmdbd is open (slurmdbd_conn_active(),
+  // asked through acct_storage_g_get_data(ACCT_STORAGE_INFO_CONN_ACTIVE)).
+  bool connected = false;
+  // slurmctld runs on the association state it saved (running_cache): it
+  // could not reach slurmdbd when it started and has not reloaded since.
+  bool from_state_file = false;
+  // When priority/multifactor's decay thread last recomputed usage and
+  // fairshare (StateSaveLocation/priority_last_decay_ran), unix seconds.
+  std::optional<int64_t> last_decay;
 };
 
 }  // namespace sm

@@ -3,12 +3,18 @@
 
 #include <algorithm>
 
+#include "fairshare.h"
 #include "immortal.h"
+#include "licenses.h"
 #include "native_jobs.h"
 #include "native_nodes.h"
 #include "native_partitions.h"
 #include "native_scheduler.h"
 #include "native_users_accounts.h"
+#include "node_gres.h"
+#include "pending_jobs.h"
+#include "qos.h"
+#include "reservations.h"
 #include "soperator_controller.h"
 #include "soperator_jobs.h"
 #include "soperator_nodes.h"
@@ -52,7 +58,8 @@ std::span<const std::string_view> SharedNodeFamilyNames() {
 // MetricsType gives both dashboards their data), except where the names
 // are shared (above).
 void AddEndpointFamilies(MetricSet& set, Endpoint e, const ClusterState& state,
-                         const NodeHistory& history, const RenderOptions& opts) {
+                         const NodeHistory& history, const RenderOptions& opts,
+                         const QueueWaitHistory* queue_wait) {
   const bool everything = e == Endpoint::kEverything;
   const bool soperator = e == Endpoint::kSoperator || everything;
   if ((soperator || e == Endpoint::kNodes) && state.nodes) {
@@ -78,6 +85,28 @@ void AddEndpointFamilies(MetricSet& set, Endpoint e, const ClusterState& state,
     AddNativeUserAccountFamilies(set, *state.jobs, opts);
   if ((everything || e == Endpoint::kScheduler) && state.diag)
     AddNativeSchedulerFamilies(set, *state.diag, opts);
+
+  // The accounting side (issue 14), on /metrics and on the one
+  // metrics/openmetrics group each belongs with: associations and QoS with
+  // users and accounts, licenses and reservations with the scheduler, per
+  // node GRES and reservation node states with the nodes, queue waits with
+  // the jobs.
+  if (soperator || e == Endpoint::kJobsUsersAccts) {
+    if (state.shares) AddFairshareFamilies(set, *state.shares, {});
+    if (state.qos) AddQosFamilies(set, *state.qos);
+  }
+  if (soperator || e == Endpoint::kScheduler) {
+    if (state.licenses) AddLicenseFamilies(set, *state.licenses);
+    if (state.reservations) AddReservationFamilies(set, *state.reservations);
+  }
+  if ((soperator || e == Endpoint::kNodes) && state.nodes) {
+    AddNodeGresFamilies(set, *state.nodes);
+    AddReservationNodeFamilies(set, *state.nodes);
+  }
+  if ((soperator || e == Endpoint::kJobs) && state.jobs)
+    AddPendingJobFamilies(set, *state.jobs, {opts.pending_user_label});
+  if ((soperator || e == Endpoint::kJobs) && queue_wait)
+    queue_wait->AddFamilies(set);
 }
 
 }  // namespace sm

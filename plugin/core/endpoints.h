@@ -8,8 +8,10 @@
 #include <span>
 #include <string_view>
 
+#include "accounting_snapshot.h"
 #include "exposition.h"
 #include "node_history.h"
+#include "queue_wait.h"
 #include "snapshot.h"
 
 namespace sm {
@@ -34,17 +36,29 @@ struct ClusterState {
   std::shared_ptr<const NodeSnapshot> nodes;
   std::shared_ptr<const JobSnapshot> jobs;
   std::shared_ptr<const DiagSnapshot> diag;
+  // The accounting side (issue 14; docs/metrics.md says which path serves
+  // which). Initialised, so the three-part aggregates above still build.
+  std::shared_ptr<const ShareSnapshot> shares = nullptr;
+  std::shared_ptr<const QosSnapshot> qos = nullptr;
+  std::shared_ptr<const LicenseSnapshot> licenses = nullptr;
+  std::shared_ptr<const ReservationSnapshot> reservations = nullptr;
+  // Rendered with the self-monitoring families, not on these paths.
+  std::shared_ptr<const AccountingStatus> accounting = nullptr;
 };
 
 struct RenderOptions {
   int64_t now = 0;             // unix seconds, for job durations
   bool native_values = false;  // reproduce metrics/openmetrics' numbers
+  bool pending_user_label = true;  // QueueUserLabel
 };
 
 // Family names both Soperator's and Slurm's native node families define.
 std::span<const std::string_view> SharedNodeFamilyNames();
 
+// `queue_wait`: the submit-to-start histogram kept across collections
+// (none: the family is absent).
 void AddEndpointFamilies(MetricSet& set, Endpoint e, const ClusterState& state,
-                         const NodeHistory& history, const RenderOptions& opts);
+                         const NodeHistory& history, const RenderOptions& opts,
+                         const QueueWaitHistory* queue_wait = nullptr);
 
 }  // namespace sm

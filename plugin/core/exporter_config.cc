@@ -190,6 +190,14 @@ const std::vector<Option>& Options() {
        [](Config& c, std::string_view v) {
          return SetInt(c.listener_threads, v, 1, 64);
        }},
+      {"FairshareUserMetrics", "SLURM_EXPORTER_FAIRSHARE_USER_METRICS",
+       [](Config& c, std::string_view v) {
+         return SetBool(c.fairshare_user_metrics, v);
+       }},
+      {"QueueUserLabel", "SLURM_EXPORTER_QUEUE_USER_LABEL",
+       [](Config& c, std::string_view v) { return SetBool(c.queue_user_label, v); }},
+      {"NodeGresMetrics", "SLURM_EXPORTER_NODE_GRES_METRICS",
+       [](Config& c, std::string_view v) { return SetBool(c.node_gres_metrics, v); }},
       {"DisabledFamilies", "SLURM_EXPORTER_DISABLED_FAMILIES",
        [](Config& c, std::string_view v) {
          c.disabled_families.clear();

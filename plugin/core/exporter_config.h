@@ -42,6 +42,11 @@ struct Config {
   bool ignore_private_data = false;
   int listener_threads = 4;
   std::vector<std::string> disabled_families;
+  // Cardinality switches of the per-user and per-node accounting families
+  // (docs/configuration.md): off drops series, never changes a value.
+  bool fairshare_user_metrics = true;  // the slurm_user_fairshare* families
+  bool queue_user_label = true;  // user label of slurm_{queue,cores}_pending
+  bool node_gres_metrics = true;  // slurm_node_gres_total and _used
   // Access control for both listeners (docs/configuration.md, Security).
   std::string web_config_file;        // exporter-toolkit web config; "" none
   std::vector<Cidr> allowed_networks;  // empty: every peer

@@ -69,6 +69,21 @@ std::array<std::optional<double>, kFields.size()> Values(const Share& s) {
 
 }  // namespace
 
+std::span<const FamilyDef* const> FairshareFamilies() {
+  static const FamilyDef* const kAll[] = {
+      &kFields[0].account, &kFields[1].account, &kFields[2].account,
+      &kFields[3].account, &kFields[4].account, &kFields[5].account,
+      &kFields[6].account, &kFields[0].user,    &kFields[1].user,
+      &kFields[2].user,    &kFields[3].user,    &kFields[4].user,
+      &kFields[5].user,    &kFields[6].user};
+  static_assert(std::size(kAll) == 2 * kFields.size());
+  return kAll;
+}
+
+std::span<const FamilyDef* const> FairshareUserFamilies() {
+  return FairshareFamilies().subspan(kFields.size());
+}
+
 void AddFairshareFamilies(MetricSet& set, const ShareSnapshot& shares,
                           const FairshareOptions& options) {
   std::array<Family*, kFields.size()> accounts{}, users{};

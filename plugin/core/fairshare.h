@@ -13,6 +13,11 @@ struct FairshareOptions {
   bool user_metrics = true;  // FairshareUserMetrics: the slurm_user_* families
 };
 
+// Every family AddFairshareFamilies() can build, and the per-user ones
+// among them (FairshareUserMetrics).
+std::span<const FamilyDef* const> FairshareFamilies();
+std::span<const FamilyDef* const> FairshareUserFamilies();
+
 void AddFairshareFamilies(MetricSet& set, const ShareSnapshot& shares,
                           const FairshareOptions& options);
 

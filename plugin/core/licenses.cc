@@ -30,7 +30,13 @@ const FamilyDef kLastUpdate{
     "When the license server count was last updated (remote licenses)",
     MetricType::kGauge, {"license"}};
 
+const FamilyDef* const kAll[] = {&kTotal, &kUsed, &kFree, &kReserved,
+                                 &kInfo,  &kLastConsumed, &kLastDeficit,
+                                 &kLastUpdate};
+
 }  // namespace
+
+std::span<const FamilyDef* const> LicenseFamilies() { return kAll; }
 
 void AddLicenseFamilies(MetricSet& set, const LicenseSnapshot& snap) {
   Family& total = set.Add(kTotal);

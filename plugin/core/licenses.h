@@ -9,6 +9,9 @@
 
 namespace sm {
 
+// Every family AddLicenseFamilies() can build.
+std::span<const FamilyDef* const> LicenseFamilies();
+
 void AddLicenseFamilies(MetricSet& set, const LicenseSnapshot& licenses);
 
 }  // namespace sm

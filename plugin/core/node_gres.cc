@@ -23,10 +23,13 @@ const FamilyDef kUsed{
     MetricType::kGauge,
     {"node", "status", "partition", "gres_type"}};
 
-void AddCounts(Family& f, const NodeGres& n, std::string_view partition,
+const FamilyDef* const kAll[] = {&kTotal, &kUsed};
+
+void AddCounts(Family& f, const Node& n, std::string_view partition,
                const std::vector<GresCount>& counts) {
   for (const GresCount& g : counts)
-    f.Add({n.node, n.status, partition, g.type}, static_cast<double>(g.count));
+    f.Add({n.name, n.state_long, partition, g.type},
+          static_cast<double>(g.count));
 }
 
 bool IsWord(std::string_view s) {  // Go regexp \w+
@@ -117,15 +120,17 @@ std::vector<GresCount> ParseGresCounts(std::string_view spec) {
   return out;
 }
 
-void AddNodeGresFamilies(MetricSet& set, const NodeGresSnapshot& snap) {
+std::span<const FamilyDef* const> NodeGresFamilies() { return kAll; }
+
+void AddNodeGresFamilies(MetricSet& set, const NodeSnapshot& snap) {
   Family& total = set.Add(kTotal);
   Family& used = set.Add(kUsed);
   // sinfo -N prints a node once per partition it is in, and SckyzO emits
   // the node's GRES on each of those lines.
-  for (const NodeGres& n : snap.nodes) {
+  for (const Node& n : snap.nodes) {
     for (std::string_view p : n.partitions) {
-      AddCounts(total, n, p, n.configured);
-      AddCounts(used, n, p, n.used);
+      AddCounts(total, n, p, n.gres_configured);
+      AddCounts(used, n, p, n.gres_used);
     }
   }
 }

@@ -4,12 +4,18 @@
 // series per node, partition of the node and GRES type.
 #pragma once
 
-#include "accounting_snapshot.h"
+#include <span>
+
 #include "exposition.h"
+#include "snapshot.h"
 
 namespace sm {
 
-void AddNodeGresFamilies(MetricSet& set, const NodeGresSnapshot& gres);
+// Every family AddNodeGresFamilies() can build.
+std::span<const FamilyDef* const> NodeGresFamilies();
+
+// The listed nodes' GRES (Node::gres_configured, gres_used, state_long).
+void AddNodeGresFamilies(MetricSet& set, const NodeSnapshot& nodes);
 
 // A GRES string as sinfo prints it ("gpu:h100:4(S:0-1),gpu:a100:2",
 // "gpu:8(IDX:0,3)") into counts per type, the way SckyzO parses it: tokens

@@ -49,6 +49,12 @@ const FamilyDef kMaxTresPerUser{
     "MaxTRESPerUser limit of the QoS per TRES, when set", MetricType::kGauge,
     {"qos", "tres"}};
 
+const FamilyDef* const kAll[] = {
+    &kPriority,  &kJobs,           &kJobsSubmitted, &kJobsAccruing,
+    &kUsageRaw,  &kTresUsed,       &kTresRunSeconds, &kGrpJobs,
+    &kGrpSubmitJobs, &kMaxJobsPerUser, &kMaxSubmitJobsPerUser,
+    &kMaxWallPerJob, &kGrpTres,    &kMaxTresPerUser};
+
 template <typename T>
 void AddIfSet(Family& f, std::span<const std::string_view> labels,
               const std::optional<T>& v) {
@@ -56,6 +62,8 @@ void AddIfSet(Family& f, std::span<const std::string_view> labels,
 }
 
 }  // namespace
+
+std::span<const FamilyDef* const> QosFamilies() { return kAll; }
 
 void AddQosFamilies(MetricSet& set, const QosSnapshot& snap) {
   Family& priority = set.Add(kPriority);

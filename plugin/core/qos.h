@@ -9,6 +9,9 @@
 
 namespace sm {
 
+// Every family AddQosFamilies() can build.
+std::span<const FamilyDef* const> QosFamilies();
+
 void AddQosFamilies(MetricSet& set, const QosSnapshot& qos);
 
 }  // namespace sm

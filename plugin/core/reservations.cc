@@ -50,7 +50,12 @@ const std::array<FamilyDef, 8> kNodeFamilies = {{
      MetricType::kGauge, {"reservation"}},
 }};
 
+const FamilyDef* const kAll[] = {&kInfo, &kStart, &kEnd, &kNodeCount,
+                                 &kCoreCount};
+
 }  // namespace
+
+std::span<const FamilyDef* const> ReservationFamilies() { return kAll; }
 
 void AddReservationFamilies(MetricSet& set, const ReservationSnapshot& snap) {
   Family& info = set.Add(kInfo);

@@ -10,6 +10,9 @@
 
 namespace sm {
 
+// Every family AddReservationFamilies() can build (not the node states).
+std::span<const FamilyDef* const> ReservationFamilies();
+
 void AddReservationFamilies(MetricSet& set, const ReservationSnapshot& resv);
 
 // From the node snapshot: every listed node whose active reservation is set

@@ -85,6 +85,22 @@ const FamilyDef kLabelsTruncated{
 
 constexpr std::span<const std::string_view> kNoLabels{};
 
+const FamilyDef kSlurmdbdConnected{
+    "slurm_exporter_slurmdbd_connected",
+    "1 while slurmctld's connection to slurmdbd is open; association, QoS "
+    "and fairshare data do not change while it is 0",
+    MetricType::kGauge, {}};
+const FamilyDef kFromStateFile{
+    "slurm_exporter_accounting_from_state_file",
+    "1 while slurmctld runs on the association state it saved because "
+    "slurmdbd was unreachable when it started",
+    MetricType::kGauge, {}};
+const FamilyDef kLastDecay{
+    "slurm_exporter_fairshare_last_decay_timestamp_seconds",
+    "When slurmctld last recomputed decayed usage and fairshare "
+    "(priority/multifactor), seconds since the Unix epoch",
+    MetricType::kGauge, {}};
+
 }  // namespace
 
 void SelfMonitoring::CollectorStarted(std::string_view collector,
@@ -182,6 +198,15 @@ void SelfMonitoring::AddFamilies(MetricSet& set) const {
       list_wait.Add(label, c.list_wait);
     }
   }
+}
+
+void AddAccountingStatusFamilies(MetricSet& set, const AccountingStatus& s) {
+  if (s.slurmdbd) {
+    set.Add(kSlurmdbdConnected).Add(kNoLabels, s.connected ? 1 : 0);
+    set.Add(kFromStateFile).Add(kNoLabels, s.from_state_file ? 1 : 0);
+  }
+  if (s.last_decay)
+    set.Add(kLastDecay).Add(kNoLabels, static_cast<double>(*s.last_decay));
 }
 
 }  // namespace sm

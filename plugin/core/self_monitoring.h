@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "accounting_snapshot.h"
 #include "exposition.h"
 
 namespace sm {
@@ -61,5 +62,9 @@ class SelfMonitoring {
   uint64_t utf8_repaired_ = 0;
   uint64_t labels_truncated_ = 0;
 };
+
+// How current slurmctld's association data is (docs/metrics.md,
+// Self-monitoring): nothing without accounting_storage/slurmdbd.
+void AddAccountingStatusFamilies(MetricSet& set, const AccountingStatus& s);
 
 }  // namespace sm

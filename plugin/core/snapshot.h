@@ -73,6 +73,12 @@ inline bool IsDraining(NodeBase base, uint32_t flags) {
          (base == NodeBase::kAllocated || base == NodeBase::kMixed);
 }
 
+// A count of one GRES type on a node: "gpu" untyped, "gpu:h100" typed.
+struct GresCount {
+  std::string_view type;
+  uint64_t count = 0;
+};
+
 struct Node {
   std::string_view name;         // node_ptr->name
   std::string_view instance_id;  // node_ptr->instance_id (23.11+), else ""
@@ -112,6 +118,16 @@ struct Node {
   std::optional<int64_t> alloc_memory_mb;
   std::optional<int64_t> free_memory_mb;
   std::optional<int64_t> specialized_memory_mb;
+
+  // The node's GRES as `sinfo -N` prints them (SckyzO's
+  // slurm_node_gres_*): Gres, the configured string (node_ptr->gres, else
+  // its config record's) counted per type, and GresUsed, what
+  // _node_gres_used() counts allocated per type; with sinfo's StateLong
+  // (node_state_string() of the client's state, lower case: "mixed",
+  // "idle*", "drained"). All empty for a node without GRES.
+  std::vector<GresCount> gres_configured;
+  std::vector<GresCount> gres_used;
+  std::string_view state_long;
 
   // GPUs of the node's gres/gpu entry (gres_list): gres_cnt_avail and
   // gres_cnt_alloc.
@@ -237,6 +253,13 @@ struct Job {
   // part_ptr->name, else job_ptr->partition (the raw request); "" when
   // neither is set.
   std::string_view statistics_partition;
+  // As `squeue` prints the job: its %T is PENDING (job_state_string()
+  // prints a flag word such as REQUEUE_HOLD or CONFIGURING instead when one
+  // is set), and then %r, the reason: state_desc when set (e.g.
+  // "ReqNodeNotAvail, UnavailableNodes:ghost[1-2]"), else state_reason's
+  // name. squeue_reason is "" unless squeue_pending.
+  bool squeue_pending = false;
+  std::string_view squeue_reason;
   // Pending with state_reason WAIT_HELD or WAIT_HELD_USER: Slurm's
   // statistics count that as held (a priority of 0 alone is not).
   bool held = false;

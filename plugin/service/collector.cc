@@ -63,6 +63,17 @@ Collector::Collector(Source& source, CollectorOptions options,
   const double now = options_.monotonic_now();
   for (Endpoint e : options_.endpoints)
     asked_[Slot(e, View::kFull, Format::kText)] = now;
+  const auto& disabled = options_.disabled_families;
+  for (int i = 0; i < kSubCollectorCount; ++i) {
+    if (!kSubCollectors[i].families) continue;
+    const auto families = kSubCollectors[i].families();
+    skipped_[i] = !families.empty() &&
+                  std::all_of(families.begin(), families.end(),
+                              [&](const FamilyDef* f) {
+                                return std::find(disabled.begin(), disabled.end(),
+                                                 f->name) != disabled.end();
+                              });
+  }
 }
 
 Collector::~Collector() { Stop(); }
@@ -74,11 +85,13 @@ void Collector::Start(bool ticker) {
   // Our threads must never take slurmctld's signals.
   BlockAllSignals blocked;
   const int workers = kSubCollectorCount * options_.max_inflight;
-  for (int i = 0; i < workers; ++i)
+  for (int i = 0; i < workers; ++i) {
+    if (skipped_[i % kSubCollectorCount]) continue;
     threads_.emplace_back([this, sub = i % kSubCollectorCount] {
       NameThisThread("sm-collector");
       WorkerLoop(sub);
     });
+  }
   render_thread_ = std::thread([this] {
     NameThisThread("sm-render");
     LowerThisThreadPriority();
@@ -112,6 +125,12 @@ void Collector::CollectOnce() { StartTick(true); }
 bool Collector::Ready() const {
   std::lock_guard lock(const_cast<std::mutex&>(mu_));
   return ready_;
+}
+
+void Collector::AddStateFamilies(MetricSet& set) {
+  std::lock_guard lock(apply_mu_);
+  if (state_.cluster.accounting)
+    AddAccountingStatusFamilies(set, *state_.cluster.accounting);
 }
 
 void Collector::TickerLoop() {
@@ -173,6 +192,7 @@ void Collector::StartTick(bool synchronous) {
     std::lock_guard lock(mu_);
     if (stopping_ && !synchronous) return;
     for (int i = 0; i < kSubCollectorCount; ++i) {
+      if (skipped_[i]) continue;
       SubCollector& s = subs_[i];
       const std::string_view name = kSubCollectors[i].name;
       if (s.inflight >= options_.max_inflight) {
@@ -277,7 +297,9 @@ void Collector::RenderEndpoint(Endpoint e, View view,
   MetricSet set(&options_.disabled_families,
                 view == View::kPublic ? hidden_.load() : PrivateData{0});
   AddEndpointFamilies(set, e, state_.cluster, state_.history,
-                      {options_.unix_now(), options_.native_values});
+                      {options_.unix_now(), options_.native_values,
+                       options_.pending_user_label},
+                      &state_.queue_wait);
   set.Seal();
   for (Format f : {Format::kText, Format::kOpenMetrics}) {
     const size_t i = f == Format::kOpenMetrics ? 1 : 0;

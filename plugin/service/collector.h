@@ -40,6 +40,7 @@ struct CollectorOptions {
   int max_inflight = 1;
   std::vector<Endpoint> endpoints;  // what to render
   bool native_values = false;
+  bool pending_user_label = true;
   std::vector<std::string> disabled_families;
   // IgnorePrivateData=yes: everyone gets the full view.
   bool ignore_private_data = false;
@@ -86,6 +87,10 @@ class Collector {
 
   // True once a collection has completed while active.
   bool Ready() const;
+
+  // The self-monitoring families that come from collected state: what
+  // slurmctld knows about its link to slurmdbd (AccountingStatus).
+  void AddStateFamilies(MetricSet& set);
 
  private:
   // Scheduling state of one kSubCollectors entry.
@@ -145,6 +150,8 @@ class Collector {
   bool stopping_ = false;
   bool started_ = false;
   std::array<SubCollector, kSubCollectorCount> subs_;
+  // Entries whose families are all disabled: never collected.
+  std::array<bool, kSubCollectorCount> skipped_{};
   std::deque<Task> queue_;
   bool render_pending_ = false;  // a tick finished: RenderLoop renders
   uint64_t render_epoch_ = 0;

@@ -3,9 +3,11 @@
 
 #include <optional>
 
+#include "fairshare.h"
 #include "log.h"
-#include "slurmctld_routes.h"
 #include "negotiation.h"
+#include "node_gres.h"
+#include "slurmctld_routes.h"
 #include "web_security.h"
 
 namespace sm {
@@ -37,6 +39,15 @@ CollectorOptions MakeOptions(const Config& config, Carrier carrier,
   o.native_values = config.native_values;
   o.ignore_private_data = config.ignore_private_data;
   o.disabled_families = config.disabled_families;
+  // The cardinality switches turn whole families off, like
+  // DisabledFamilies (and a part none of whose families is left is not
+  // collected at all); QueueUserLabel changes labels instead.
+  const auto disable = [&](std::span<const FamilyDef* const> families) {
+    for (const FamilyDef* f : families) o.disabled_families.emplace_back(f->name);
+  };
+  if (!config.fairshare_user_metrics) disable(FairshareUserFamilies());
+  if (!config.node_gres_metrics) disable(NodeGresFamilies());
+  o.pending_user_label = config.queue_user_label;
   return o;
 }
 
@@ -188,6 +199,7 @@ HttpResponse Exporter::ServeSelfMonitoring(const HttpRequest& req) {
   const Format f = NegotiateFormat(req.accept);
   MetricSet set;
   monitoring_.AddFamilies(set);
+  collector_.AddStateFamilies(set);
   set.Seal();
   std::string out;
   set.Write(f, out);

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "accounting_snapshot.h"
 #include "private_data.h"
 #include "snapshot.h"
 
@@ -34,6 +35,29 @@ class Source {
                                                    std::string& error) = 0;
   virtual std::shared_ptr<DiagSnapshot> CollectDiag(LockTiming& timing,
                                                     std::string& error) = 0;
+
+  // The accounting side (issue 14). A source without it (no slurmdbd, a
+  // test fake) reports empty copies: no series, and no error either.
+  virtual std::shared_ptr<ShareSnapshot> CollectShares(LockTiming&,
+                                                       std::string&) {
+    return std::make_shared<ShareSnapshot>();
+  }
+  virtual std::shared_ptr<QosSnapshot> CollectQos(LockTiming&, std::string&) {
+    return std::make_shared<QosSnapshot>();
+  }
+  virtual std::shared_ptr<LicenseSnapshot> CollectLicenses(LockTiming&,
+                                                           std::string&) {
+    return std::make_shared<LicenseSnapshot>();
+  }
+  virtual std::shared_ptr<ReservationSnapshot> CollectReservations(
+      LockTiming&, std::string&) {
+    return std::make_shared<ReservationSnapshot>();
+  }
+  // What slurmctld knows about its link to slurmdbd; takes no lock.
+  virtual std::shared_ptr<AccountingStatus> CollectAccountingStatus(
+      LockTiming&, std::string&) {
+    return std::make_shared<AccountingStatus>();
+  }
 
   // False while this controller must not export anything: before its
   // state is loaded, or while it is a standby backup.

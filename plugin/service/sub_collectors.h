@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The parts of the controller's state the collector copies on each tick,
-// one typed entry per part. Adding a part (associations, licenses, ...)
-// is a Source method, a ClusterState field and one entry in
-// kSubCollectors; the collector schedules, isolates, counts and applies
-// every entry the same way.
+// one typed entry per part. Adding a part is a Source method, a
+// ClusterState field and one entry in kSubCollectors; the collector
+// schedules, isolates, counts and applies every entry the same way.
 #pragma once
 
 #include <functional>
@@ -13,7 +12,12 @@
 #include <type_traits>
 
 #include "endpoints.h"
+#include "fairshare.h"
+#include "licenses.h"
 #include "node_history.h"
+#include "qos.h"
+#include "queue_wait.h"
+#include "reservations.h"
 #include "source.h"
 
 namespace sm {
@@ -23,6 +27,7 @@ struct CollectedState {
   explicit CollectedState(double start) : history(start) {}
   ClusterState cluster;
   NodeHistory history;
+  QueueWaitHistory queue_wait;
 };
 
 // A successful copy, ready to be stored into the state at monotonic time
@@ -33,6 +38,10 @@ struct SubCollectorDef {
   std::string_view name;  // the `collector` label of self-monitoring
   // Calls the Source; an empty Applier, and `error` set, on failure.
   Applier (*collect)(Source&, LockTiming&, std::string& error);
+  // The only families this part feeds, when that is all it is for: with
+  // every one of them in DisabledFamilies the part is never collected (no
+  // lock taken). Empty: always collected.
+  std::span<const FamilyDef* const> (*families)() = nullptr;
 };
 
 namespace sub_collectors {
@@ -40,6 +49,9 @@ namespace sub_collectors {
 // What a part does after it is stored, besides being rendered.
 inline void ObserveNodes(CollectedState& s, const NodeSnapshot& n, double now) {
   s.history.Observe(n, now);
+}
+inline void ObserveJobs(CollectedState& s, const JobSnapshot& j, double) {
+  s.queue_wait.Observe(j);
 }
 
 // Source::*Collect's snapshot into ClusterState::*Field, then Then().
@@ -62,8 +74,23 @@ Applier Into(Source& source, LockTiming& timing, std::string& error) {
 inline constexpr SubCollectorDef kSubCollectors[] = {
     {"nodes", sub_collectors::Into<&Source::CollectNodes, &ClusterState::nodes,
                                    &sub_collectors::ObserveNodes>},
-    {"jobs", sub_collectors::Into<&Source::CollectJobs, &ClusterState::jobs>},
+    {"jobs", sub_collectors::Into<&Source::CollectJobs, &ClusterState::jobs,
+                                  &sub_collectors::ObserveJobs>},
     {"diag", sub_collectors::Into<&Source::CollectDiag, &ClusterState::diag>},
+    {"associations",
+     sub_collectors::Into<&Source::CollectShares, &ClusterState::shares>,
+     &FairshareFamilies},
+    {"qos", sub_collectors::Into<&Source::CollectQos, &ClusterState::qos>,
+     &QosFamilies},
+    {"licenses",
+     sub_collectors::Into<&Source::CollectLicenses, &ClusterState::licenses>,
+     &LicenseFamilies},
+    {"reservations",
+     sub_collectors::Into<&Source::CollectReservations,
+                          &ClusterState::reservations>,
+     &ReservationFamilies},
+    {"accounting", sub_collectors::Into<&Source::CollectAccountingStatus,
+                                        &ClusterState::accounting>},
 };
 inline constexpr int kSubCollectorCount = std::size(kSubCollectors);
 

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The Slurm adapter: copies slurmctld's node, job and sdiag state into core
-// snapshots (snapshot.h) and decides every Slurm predicate the core needs.
+// The Slurm adapter: copies slurmctld's node, job, sdiag and accounting
+// state into core snapshots (snapshot.h, accounting_snapshot.h) and decides
+// every Slurm predicate the core needs.
 // Under slurmctld's read locks it only copies raw fields into an arena: the
 // node copy in one hold, the job walk in slices of about 2 ms each (the
 // locks are released between slices, see CollectJobs), and the sdiag
-// statistics through the same RPC sdiag sends, with no lock of ours held.
+// statistics through the same RPC sdiag sends, with no lock of ours held;
+// associations and QoS under assoc_mgr's read locks alone.
 // The slow parts (name lookups, string formatting, derived states) run
 // after the locks are released.
 #pragma once
@@ -31,6 +33,21 @@ class ControllerSource : public Source {
                                            std::string& error) override;
   std::shared_ptr<DiagSnapshot> CollectDiag(LockTiming& timing,
                                             std::string& error) override;
+  // Associations as sshare prints them and QoS, under assoc_mgr's read
+  // locks only (adapter_assoc.cc); licenses through get_all_license_info()
+  // and reservations under the node read lock (adapter_licenses.cc,
+  // adapter_reservations.cc); slurmctld's link to slurmdbd, lock-free
+  // (adapter_accounting_status.cc).
+  std::shared_ptr<ShareSnapshot> CollectShares(LockTiming& timing,
+                                               std::string& error) override;
+  std::shared_ptr<QosSnapshot> CollectQos(LockTiming& timing,
+                                          std::string& error) override;
+  std::shared_ptr<LicenseSnapshot> CollectLicenses(LockTiming& timing,
+                                                   std::string& error) override;
+  std::shared_ptr<ReservationSnapshot> CollectReservations(
+      LockTiming& timing, std::string& error) override;
+  std::shared_ptr<AccountingStatus> CollectAccountingStatus(
+      LockTiming& timing, std::string& error) override;
   // False before the node table is loaded and while this slurmctld is a
   // standby backup (25.11+); see InStandby() in slurm_api.h.
   bool Active() override;

@@ -12,7 +12,7 @@
 namespace sm::slurm {
 
 TimedAssocLock::TimedAssocLock(assoc_mgr_lock_t locks, LockTiming& timing)
-    : turn_(our_lock_turn), locks_(locks), timing_(timing) {
+    : turn_(our_assoc_turn), locks_(locks), timing_(timing) {
   const auto t0 = std::chrono::steady_clock::now();
   assoc_mgr_lock(&locks_);
   acquired_ = std::chrono::steady_clock::now();
@@ -129,8 +129,9 @@ std::optional<double> FairShareColumn(const RawAssoc& a, bool fair_tree,
 
 }  // namespace
 
-std::shared_ptr<ShareSnapshot> CollectShares(LockTiming& timing,
-                                             std::string& error) {
+// Cannot fail: no list is no associations (below).
+std::shared_ptr<ShareSnapshot> ControllerSource::CollectShares(
+    LockTiming& timing, std::string&) {
   auto snap = std::make_shared<ShareSnapshot>();
   std::vector<RawAssoc> rows;
   long double root_usage_raw = 0;
@@ -142,10 +143,9 @@ std::shared_ptr<ShareSnapshot> CollectShares(LockTiming& timing,
     locks.assoc = READ_LOCK;
     locks.tres = READ_LOCK;
     TimedAssocLock lock(locks, timing);
-    if (!assoc_mgr_assoc_list) {
-      error = "no association list (AccountingStorageType without slurmdbd?)";
-      return nullptr;
-    }
+    // No list: no accounting storage to load one from. sshare has
+    // nothing to print then, and neither do we (not an error).
+    if (!assoc_mgr_assoc_list) return snap;
     rows.reserve(list_count(assoc_mgr_assoc_list));
     if (assoc_mgr_root_assoc && assoc_mgr_root_assoc->usage)
       root_usage_raw = assoc_mgr_root_assoc->usage->usage_raw;
@@ -217,17 +217,15 @@ std::optional<uint64_t> Limit64(const uint64_t* array, uint32_t i) {
 
 }  // namespace
 
-std::shared_ptr<QosSnapshot> CollectQos(LockTiming& timing, std::string& error) {
+std::shared_ptr<QosSnapshot> ControllerSource::CollectQos(LockTiming& timing,
+                                                         std::string&) {
   auto snap = std::make_shared<QosSnapshot>();
   Arena& arena = snap->arena;
   assoc_mgr_lock_t locks = {};
   locks.qos = READ_LOCK;
   locks.tres = READ_LOCK;
   TimedAssocLock lock(locks, timing);
-  if (!assoc_mgr_qos_list) {
-    error = "no QoS list (AccountingStorageType without slurmdbd?)";
-    return nullptr;
-  }
+  if (!assoc_mgr_qos_list) return snap;  // no accounting storage, as above
   // The TRES names once; g_tres_count is the size of every TRES array.
   const uint32_t tres_count = assoc_mgr_tres_name_array ? g_tres_count : 0;
   std::vector<std::string_view> tres_names(tres_count);

@@ -27,14 +27,15 @@ std::string_view TypeKey(Arena& arena, const char* name, const char* type) {
   return {p, n.size() + 1 + t.size()};
 }
 
-void AddUsed(NodeGres& out, std::string_view key, uint64_t count) {
-  for (GresCount& g : out.used) {
+void AddUsed(std::vector<GresCount>& used, std::string_view key,
+             uint64_t count) {
+  for (GresCount& g : used) {
     if (g.type == key) {  // SckyzO sums a repeated type
       g.count += count;
       return;
     }
   }
-  out.used.push_back({key, count});
+  used.push_back({key, count});
 }
 
 // _node_gres_used()'s count for the topo records of type topo_type_id[i]:
@@ -73,7 +74,7 @@ uint64_t TopoGroupCount(const gres_node_state_t* ns, int i, bool shared) {
   return count;
 }
 
-void CopyGresState(gres_state_t* gs, Arena& arena, NodeGres& out) {
+void CopyGresState(gres_state_t* gs, Arena& arena, std::vector<GresCount>& out) {
   auto* ns = static_cast<gres_node_state_t*>(gs->gres_data);
   if (!ns) return;
 #if SM_SLURM_AT_LEAST(24, 5)
@@ -107,19 +108,16 @@ void CopyGresState(gres_state_t* gs, Arena& arena, NodeGres& out) {
 
 }  // namespace
 
-std::string_view CopyNodeGres(node_record_t* node, Arena& arena, NodeGres& out) {
+std::string_view CopyNodeGres(node_record_t* node, Arena& arena,
+                              std::vector<GresCount>& used) {
   // What the node RPC packs as the node's Gres (sinfo's Gres column).
   const char* configured =
       node->gres ? node->gres : (node->config_ptr ? node->config_ptr->gres : nullptr);
   const std::string_view copy = arena.StoreCString(configured);
   ForEachRecord(node->gres_list, [&](void* x) {
-    CopyGresState(static_cast<gres_state_t*>(x), arena, out);
+    CopyGresState(static_cast<gres_state_t*>(x), arena, used);
   });
   return copy;
-}
-
-void FinishNodeGres(std::string_view configured, NodeGres& out) {
-  out.configured = ParseGresCounts(configured);
 }
 
 std::string_view NodeStatusLong(uint32_t node_state, bool mixed, Arena& arena) {

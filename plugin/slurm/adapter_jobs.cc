@@ -32,7 +32,9 @@ constexpr StdioDialect kStdio = StdioDialect::kSlurm2205;
 // What the lock-free second pass needs beyond the Job fields.
 struct Raw {
   uint32_t user_id;
+  uint32_t job_state;
   uint32_t state_reason;
+  std::string_view state_desc;  // pending jobs only
   uint32_t array_task_id;
   uint32_t array_max_tasks;
   bool batch;
@@ -285,7 +287,11 @@ void CopyJob(job_record_t* job, Job& j, Raw& r, Arena& arena, CopyContext& ctx) 
   j.name = arena.StoreCString(job->name);
   j.state = MapBase(job->job_state);
   j.flags = MapFlags(job->job_state);
+  r.job_state = job->job_state;
   r.state_reason = job->state_reason;
+  // Only a pending job's reason is looked at (squeue's %r, off-lock).
+  r.state_desc = IS_JOB_PENDING(job) ? arena.StoreCString(job->state_desc)
+                                     : std::string_view();
   // Slurm's statistics: held by the reason alone, never by priority 0.
   j.held = IS_JOB_PENDING(job) && (job->state_reason == WAIT_HELD ||
                                    job->state_reason == WAIT_HELD_USER);
@@ -543,6 +549,11 @@ std::shared_ptr<JobSnapshot> ControllerSource::CollectJobs(LockTiming& timing,
     Job& j = snap->jobs[k];
     const Raw& r = raws[k];
     j.state_reason = arena.StoreCString(ReasonString(r.state_reason));
+    // squeue's %T and %r (_print_job_reason()): the flag word, if any, is
+    // printed instead of PENDING; state_desc instead of the reason's name.
+    j.squeue_pending = strcmp(job_state_string(r.job_state), "PENDING") == 0;
+    if (j.squeue_pending)
+      j.squeue_reason = r.state_desc.empty() ? j.state_reason : r.state_desc;
     const std::string user =
         r.user_name.empty() ? users_.Name(r.user_id) : std::string(r.user_name);
     j.user_name = arena.Store(user);

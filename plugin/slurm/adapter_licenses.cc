@@ -25,8 +25,8 @@ buf_t* PackedLicenses() {
 
 }  // namespace
 
-std::shared_ptr<LicenseSnapshot> CollectLicenses(LockTiming& timing,
-                                                 std::string& error) {
+std::shared_ptr<LicenseSnapshot> ControllerSource::CollectLicenses(
+    LockTiming& timing, std::string& error) {
   buf_t* buffer = nullptr;
   {
     // get_all_license_info() walks resv_list (set_reserved_license_count),

@@ -4,8 +4,10 @@
 #include <vector>
 
 #include "adapter.h"
+#include "adapter_accounting.h"
 #include "adapter_util.h"
 #include "mixed_rule.h"
+#include "node_gres.h"
 
 namespace sm::slurm {
 namespace {
@@ -70,6 +72,7 @@ struct Raw {
   uint32_t state;
   uint16_t cpus_efctv;
   bool listed;  // false: hidden from clients, kept for native families
+  std::string_view gres;  // listed nodes' configured GRES string
 };
 
 // Allocated CPUs and memory per node slot, summed over the jobs holding
@@ -279,13 +282,17 @@ std::shared_ptr<NodeSnapshot> ControllerSource::CollectNodes(
       if (i + kAhead < node_record_count && node_record_table_ptr[i + kAhead])
         PrefetchNode(node_record_table_ptr[i + kAhead]);
       const bool is_listed = !Hidden(node);
+      std::string_view gres;
       if (is_listed) {
-        CopyNode(node, arena, gpu_pos, snap->nodes[n_listed++]);
+        Node& n = snap->nodes[n_listed++];
+        CopyNode(node, arena, gpu_pos, n);
+        // What sinfo -N shows: listed nodes only.
+        gres = CopyNodeGres(node, arena, n.gres_used);
       } else {
         CopyNode(node, arena, gpu_pos, snap->unlisted_nodes.emplace_back());
       }
       raws[n_raw++] = {static_cast<uint32_t>(node->index), node->node_state,
-                       node->cpus_efctv, is_listed};
+                       node->cpus_efctv, is_listed, gres};
     }
     raws.resize(n_raw);
     // slurm_populate_node_partitions(): partition list order.
@@ -353,6 +360,10 @@ std::shared_ptr<NodeSnapshot> ControllerSource::CollectNodes(
     n.alloc_memory_mb = static_cast<int64_t>(alloc.memory_mb[raw.index]);
     DeriveBases(n, raw,
                 HasAllocTres(*n.alloc_cpus, *n.alloc_memory_mb, n.gpus_alloc));
+    n.gres_configured = ParseGresCounts(raw.gres);
+    if (!n.gres_configured.empty() || !n.gres_used.empty())
+      n.state_long = NodeStatusLong(raw.state, n.state.base == NodeBase::kMixed,
+                                    arena);
   }
   for (Partition& p : partitions) {
     std::vector<uint32_t> listed, unlisted;

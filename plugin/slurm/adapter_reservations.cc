@@ -24,9 +24,9 @@ constexpr std::string_view kNull = "(null)";
 
 }  // namespace
 
-std::shared_ptr<ReservationSnapshot> CollectReservations(int64_t now,
-                                                         LockTiming& timing,
-                                                         std::string& error) {
+std::shared_ptr<ReservationSnapshot> ControllerSource::CollectReservations(
+    LockTiming& timing, std::string& error) {
+  const int64_t now = Now();
   auto snap = std::make_shared<ReservationSnapshot>();
   Arena& arena = snap->arena;
   std::vector<RawResv> raws;

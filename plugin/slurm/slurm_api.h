@@ -42,9 +42,11 @@ extern "C" {
 
 extern "C" {
 #if SM_SLURM_AT_LEAST(23, 2)
+#include "src/interfaces/accounting_storage.h"
 #include "src/interfaces/gres.h"
 #else
 #include "src/common/gres.h"
+#include "src/common/slurm_accounting_storage.h"
 #endif
 #if SM_SLURM_AT_LEAST(24, 5)
 #include "src/common/job_record.h"

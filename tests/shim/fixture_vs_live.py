@@ -8,6 +8,10 @@ DIR holds Slurm's dumps and live_metrics.txt, the plugin's /metrics body
 scraped from the same cluster just before the dumps (tests/shim/
 live_vs_replay.py --keep-dumps writes such a directory). The comparison is
 live_vs_replay.py's: exact except for history and clock-moving families.
+Families the plugin gained after the capture (absent from live_metrics.txt,
+e.g. issue 14's pending-job families) are left out and named; every family
+of the capture must still be replayed. The live cluster check
+(live_vs_replay.py, suite cluster) compares them all.
 """
 import argparse
 import importlib.util
@@ -38,6 +42,12 @@ def main():
                             check=True, stdout=subprocess.PIPE, text=True).stdout
     with open(os.path.join(a.dir, "live_metrics.txt")) as f:
         live = f.read()
+    captured = {l.split()[2] for l in live.splitlines() if l.startswith("# TYPE ")}
+    newer = sorted({l.split()[2] for l in replay.splitlines()
+                    if l.startswith("# TYPE ")} - captured)
+    if newer:
+        print("not in the capture, not compared: " + ", ".join(newer))
+        replay = drop_families(replay, set(newer))
     problems, compared = lvr.compare(live, replay)
     for p in problems:
         print("  " + p)
@@ -46,6 +56,18 @@ def main():
     if compared == 0:
         print("FAIL: no series compared")
     return 1 if problems or compared == 0 else 0
+
+
+def drop_families(text, names):
+    """The exposition text without the families in `names`."""
+    out, skip = [], False
+    for line in text.splitlines(keepends=True):
+        if line.startswith("# "):
+            parts = line.split()
+            skip = len(parts) > 2 and parts[2] in names
+        if not skip:
+            out.append(line)
+    return "".join(out)
 
 
 if __name__ == "__main__":

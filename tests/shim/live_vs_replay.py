@@ -15,9 +15,9 @@ of the same carrier (the same objects plus the shim's hooks) and compares every 
 
 What cannot agree is stated in docs/shim.md ("Live and replay") and
 checked loosely here:
-- history: slurm_node_fails_total, slurm_node_gpu_seconds_total and the two
-  duration histograms remember every state the live plugin saw since it
-  started, a single dump only the current one. Each series of the replay
+- history: slurm_node_fails_total, slurm_node_gpu_seconds_total, the two
+  duration histograms and the queue-wait histogram remember every state the
+  live plugin saw since it started, a single dump only the current one. Each series of the replay
   must exist live; values are not compared (GPU-seconds also depend on the
   clock).
 - clock: slurm_job_duration_seconds (now - start) and the slurm_controller_*
@@ -48,6 +48,7 @@ HISTORY_FAMILIES = (
     "slurm_node_gpu_seconds_total",
     "slurm_node_unavailability_duration_seconds",
     "slurm_node_draining_duration_seconds",
+    "slurm_job_queue_wait_seconds",
 )
 # Families whose series depend on when they are read: only their presence
 # is compared.
@@ -75,7 +76,7 @@ def parse(text):
 
 def family_of(name):
     for suffix in ("_bucket", "_sum", "_count"):
-        if name.endswith(suffix) and "duration_seconds" in name:
+        if name.endswith(suffix) and name[: -len(suffix)] in HISTORY_FAMILIES:
             return name[: -len(suffix)]
     return name
 

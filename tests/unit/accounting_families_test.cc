@@ -10,6 +10,7 @@
 #include "fairshare.h"
 #include "licenses.h"
 #include "node_gres.h"
+#include "pending_jobs.h"
 #include "qos.h"
 #include "reservations.h"
 #include "test_util.h"
@@ -309,21 +310,26 @@ TEST(Reservations, NodeStatesPerReservation) {
 //   vm mixed debug* gpu:h100:1,gpu:a100:1 gpu:h100:1(IDX:0),gpu:a100:0(IDX:N/A)
 //   vm mixed batch  gpu:h100:1,gpu:a100:1 gpu:h100:1(IDX:0),gpu:a100:0(IDX:N/A)
 TEST(NodeGres, PerPartitionAndType) {
-  NodeGresSnapshot g;
-  NodeGres vm;
-  vm.node = "vm";
-  vm.status = "mixed";
+  NodeSnapshot g;
+  Node vm;
+  vm.name = "vm";
+  vm.state_long = "mixed";
   vm.partitions = {"debug", "batch"};
-  vm.configured = {{"gpu:h100", 1}, {"gpu:a100", 1}};
-  vm.used = {{"gpu:h100", 1}, {"gpu:a100", 0}};
-  NodeGres plain;
-  plain.node = "c1";
-  plain.status = "idle";
+  vm.gres_configured = {{"gpu:h100", 1}, {"gpu:a100", 1}};
+  vm.gres_used = {{"gpu:h100", 1}, {"gpu:a100", 0}};
+  Node plain;
+  plain.name = "c1";
+  plain.state_long = "idle";
   plain.partitions = {"batch"};
-  plain.configured = {{"gpu", 4}};
-  plain.used = {{"gpu", 0}};
+  plain.gres_configured = {{"gpu", 4}};
+  plain.gres_used = {{"gpu", 0}};
+  Node cpu_only;  // no GRES: no series
+  cpu_only.name = "c2";
+  cpu_only.state_long = "idle";
+  cpu_only.partitions = {"batch"};
   g.nodes.push_back(vm);
   g.nodes.push_back(plain);
+  g.nodes.push_back(cpu_only);
   MetricSet set;
   AddNodeGresFamilies(set, g);
   const std::string out = Render(set);
@@ -365,6 +371,81 @@ TEST(NodeGres, ParseLikeSckyzO) {
   EXPECT_EQ(Counts("(null)"), V{});
   EXPECT_EQ(Counts("N/A"), V{});
   EXPECT_EQ(Counts(""), V{});
+}
+
+// squeue -h -a -o "%P|%T|%C|%r|%u" printed, on a 24.11.5 test cluster:
+//   debug,batch|PENDING|2|Priority|nobody
+//   debug|PENDING|4|ReqNodeNotAvail, UnavailableNodes:ghost[1-2]|daemon
+//   debug|PENDING|1|Priority|nobody
+//   debug|REQUEUE_HOLD|1|JobHoldMaxRequeue|nobody      (not PENDING)
+//   batch|RUNNING|2|None|nobody
+JobSnapshot SamplePending() {
+  JobSnapshot s;
+  auto add = [&](uint32_t id, bool pending, std::string_view part,
+                 std::string_view reason, std::string_view user, int64_t cpus) {
+    Job j;
+    j.id = id;
+    j.state = pending ? JobBase::kPending : JobBase::kRunning;
+    j.squeue_pending = pending;
+    j.squeue_reason = reason;
+    j.partition = part;
+    j.user_name = user;
+    j.user_id = 65534;
+    j.cpus = cpus;
+    s.jobs.push_back(j);
+  };
+  add(1, true, "debug,batch", "Priority", "nobody", 2);
+  add(2, true, "debug", "ReqNodeNotAvail, UnavailableNodes:ghost[1-2]", "daemon", 4);
+  add(3, true, "debug", "Priority", "nobody", 1);
+  add(4, false, "debug", "", "nobody", 1);  // REQUEUE_HOLD
+  add(5, false, "batch", "", "nobody", 2);
+  return s;
+}
+
+TEST(PendingJobs, ByUserPartitionReason) {
+  MetricSet set;
+  AddPendingJobFamilies(set, SamplePending(), {});
+  const std::string out = Render(set);
+  EXPECT_EQ(Samples(out, "slurm_queue_pending"),
+            (V{"slurm_queue_pending{partition=\"batch\",reason=\"Priority\",user=\"nobody\"} 1",
+               "slurm_queue_pending{partition=\"debug\",reason=\"Priority\",user=\"nobody\"} 2",
+               "slurm_queue_pending{partition=\"debug\",reason=\"ReqNodeNotAvail, "
+               "UnavailableNodes:ghost[1-2]\",user=\"daemon\"} 1"}));
+  EXPECT_EQ(Samples(out, "slurm_cores_pending"),
+            (V{"slurm_cores_pending{partition=\"batch\",reason=\"Priority\",user=\"nobody\"} 2",
+               "slurm_cores_pending{partition=\"debug\",reason=\"Priority\",user=\"nobody\"} 3",
+               "slurm_cores_pending{partition=\"debug\",reason=\"ReqNodeNotAvail, "
+               "UnavailableNodes:ghost[1-2]\",user=\"daemon\"} 4"}));
+  EXPECT_NE(out.find("# HELP slurm_queue_pending Pending jobs in queue\n"
+                     "# TYPE slurm_queue_pending gauge\n"),
+            std::string::npos);
+}
+
+TEST(PendingJobs, WithoutUserLabel) {
+  MetricSet set;
+  AddPendingJobFamilies(set, SamplePending(), {false});
+  const std::string out = Render(set);
+  EXPECT_EQ(Samples(out, "slurm_queue_pending"),
+            (V{"slurm_queue_pending{partition=\"batch\",reason=\"Priority\"} 1",
+               "slurm_queue_pending{partition=\"debug\",reason=\"Priority\"} 2",
+               "slurm_queue_pending{partition=\"debug\",reason=\"ReqNodeNotAvail, "
+               "UnavailableNodes:ghost[1-2]\"} 1"}));
+}
+
+// squeue prints the uid when it does not resolve (uid_to_string()).
+TEST(PendingJobs, UnresolvedUserIsTheUid) {
+  JobSnapshot s;
+  Job j;
+  j.squeue_pending = true;
+  j.squeue_reason = "Priority";
+  j.partition = "debug";
+  j.user_id = 4242;
+  j.cpus = 1;
+  s.jobs.push_back(j);
+  MetricSet set;
+  AddPendingJobFamilies(set, s, {});
+  EXPECT_EQ(Samples(Render(set), "slurm_queue_pending"),
+            V{"slurm_queue_pending{partition=\"debug\",reason=\"Priority\",user=\"4242\"} 1"});
 }
 
 }  // namespace

@@ -203,9 +203,14 @@ TEST(Collector, BusySubCollectorIsSkipped) {
                 "{collector=\"nodes\"}"),
             std::string::npos);
   EXPECT_EQ(Samples(m, "slurm_exporter_collector_inflight"),
-            (V{"slurm_exporter_collector_inflight{collector=\"diag\"} 0",
+            (V{"slurm_exporter_collector_inflight{collector=\"accounting\"} 0",
+               "slurm_exporter_collector_inflight{collector=\"associations\"} 0",
+               "slurm_exporter_collector_inflight{collector=\"diag\"} 0",
                "slurm_exporter_collector_inflight{collector=\"jobs\"} 0",
-               "slurm_exporter_collector_inflight{collector=\"nodes\"} 1"}));
+               "slurm_exporter_collector_inflight{collector=\"licenses\"} 0",
+               "slurm_exporter_collector_inflight{collector=\"nodes\"} 1",
+               "slurm_exporter_collector_inflight{collector=\"qos\"} 0",
+               "slurm_exporter_collector_inflight{collector=\"reservations\"} 0"}));
   src.Release();
   c.Stop();
 }

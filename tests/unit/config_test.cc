@@ -206,6 +206,25 @@ TEST(Config, DisabledFamilies) {
             (std::vector<std::string>{"slurm_node_job", "slurm_job_info"}));
 }
 
+// The cardinality switches: on by default (SckyzO's defaults), yes/no.
+TEST(Config, CardinalitySwitches) {
+  const Loaded defaults = Load(std::nullopt);
+  EXPECT_TRUE(defaults.config.fairshare_user_metrics);
+  EXPECT_TRUE(defaults.config.queue_user_label);
+  EXPECT_TRUE(defaults.config.node_gres_metrics);
+  const Loaded off = Load("FairshareUserMetrics=no\nQueueUserLabel=off\n",
+                          {{"SLURM_EXPORTER_NODE_GRES_METRICS", "false"}});
+  EXPECT_TRUE(off.messages.empty());
+  EXPECT_FALSE(off.config.fairshare_user_metrics);
+  EXPECT_FALSE(off.config.queue_user_label);
+  EXPECT_FALSE(off.config.node_gres_metrics);
+  const Loaded bad = Load("QueueUserLabel=maybe\n");
+  ASSERT_EQ(bad.messages.size(), 1u);
+  EXPECT_EQ(bad.messages[0].text,
+            "soperator_metrics.conf:1: invalid value \"maybe\" for "
+            "QueueUserLabel: accepted values are yes or no");
+}
+
 TEST(Duration, PrometheusThenGo) {
   EXPECT_EQ(ParseDuration("30s"), 30s);
   EXPECT_EQ(ParseDuration("1d"), 24h);
