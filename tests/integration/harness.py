@@ -46,6 +46,25 @@ def one(expo, name, **match):
     return found[0]
 
 
+def until_agree(test, what, compare, timeout=60):
+    """compare() -> (result, [differences]) between one of our bodies and
+    the daemon command run after it, retried until no difference is left:
+    jobs start, end and split off array tasks in between. A difference
+    that persists fails `test` with the last list (or, when the last
+    attempt raised, with wait_for's report of that exception)."""
+    last = []
+
+    def attempt():
+        nonlocal last
+        last = []
+        result, last = compare()
+        return (result,) if not last else None
+    try:
+        return wait_for(what, attempt, timeout=timeout, interval=0)[0]
+    except AssertionError as e:
+        test.fail(f"{what}:\n" + ("\n".join(map(str, last)) if last else str(e)))
+
+
 # ---------------------------------------------------------------- processes
 
 def http_get(url, headers=None, timeout=10):

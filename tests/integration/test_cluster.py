@@ -20,7 +20,8 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import (Cluster, free_port, http_get, json_number, json_state,  # noqa: E402
-                     one, parse_exposition, promtool_ok, series, wait_for)
+                     one, parse_exposition, promtool_ok, series, until_agree,
+                     wait_for)
 
 MIB = 1024 * 1024
 VERSION = PLUGIN_DIR = None
@@ -81,22 +82,7 @@ class ClusterTest(unittest.TestCase):
         return self.scrape_checked()
 
     def until_agree(self, what, compare, timeout=60):
-        """compare() -> (result, [differences]) between one of our bodies and
-        the daemon command run after it, retried until no difference is left:
-        jobs start, end and split off array tasks in between. A difference
-        that persists fails the test with the last list (or, when the last
-        attempt raised, with wait_for's report of that exception)."""
-        last = []
-
-        def attempt():
-            nonlocal last
-            last = []
-            result, last = compare()
-            return (result,) if not last else None
-        try:
-            return wait_for(what, attempt, timeout=timeout, interval=0)[0]
-        except AssertionError as e:
-            self.fail(f"{what}:\n" + ("\n".join(map(str, last)) if last else str(e)))
+        return until_agree(self, what, compare, timeout)
 
     # ------------------------------------------------------------------ load
 
