@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Every endpoint's families rendered from a cluster built from fuzz bytes
 // (node, job, partition and sdiag strings of any bytes, odd host lists,
-// states, array records, node history over two collections), then both
-// encoders; each body must pass exposition_check.h. Numbers stay in the
+// states, array records, node history and queue waits over two
+// collections; associations, QoS, licenses, reservations and node GRES of
+// any names and numbers), then both encoders; each body must pass exposition_check.h. Numbers stay in the
 // ranges of the Slurm fields they stand for (times within a few centuries,
 // counts as 32-bit Slurm counters), as the adapter delivers them.
 #include <fuzzer/FuzzedDataProvider.h>
+
+#include <limits>
 
 #include "endpoints.h"
 #include "hostlist.h"
@@ -60,6 +63,11 @@ std::shared_ptr<NodeSnapshot> Nodes(FuzzedDataProvider& in) {
     node.gpus_total = in.ConsumeIntegralInRange<int64_t>(0, UINT32_MAX);
     node.gpus_alloc = in.ConsumeIntegralInRange<int64_t>(0, UINT32_MAX);
     node.gpus_tres = in.ConsumeIntegralInRange<int64_t>(0, UINT32_MAX);
+    for (int g = 0, ng = in.ConsumeIntegralInRange<int>(0, 2); g < ng; ++g) {
+      node.gres_configured.push_back({Str(in, s->arena, 12), in.ConsumeIntegral<uint64_t>()});
+      node.gres_used.push_back({Str(in, s->arena, 12), in.ConsumeIntegral<uint64_t>()});
+    }
+    node.state_long = Str(in, s->arena, 10);
   }
   if (in.ConsumeBool() && !s->nodes.empty()) {
     Node hidden = s->nodes.back();
@@ -126,8 +134,83 @@ std::shared_ptr<JobSnapshot> Jobs(FuzzedDataProvider& in, size_t node_count) {
     for (uint32_t k = 0; k < node_count; ++k)
       if (in.ConsumeBool()) j.node_indices.push_back(k);
     j.statistics_partition = Str(in, s->arena, 12);
+    j.squeue_pending = in.ConsumeBool();
+    j.squeue_reason = Str(in, s->arena, 16);
   }
   return s;
+}
+
+std::optional<double> MaybeReal(FuzzedDataProvider& in) {
+  if (in.ConsumeBool()) return std::nullopt;
+  switch (in.ConsumeIntegralInRange<int>(0, 3)) {
+    case 0: return std::numeric_limits<double>::infinity();
+    case 1: return std::numeric_limits<double>::quiet_NaN();
+    default: return in.ConsumeFloatingPoint<double>();
+  }
+}
+
+// Associations, QoS, licenses and reservations: names of any bytes, any
+// numbers the adapter can deliver (inf and NaN among sshare's doubles).
+void Accounting(FuzzedDataProvider& in, ClusterState& state) {
+  auto shares = std::make_shared<ShareSnapshot>();
+  for (int i = 0, n = in.ConsumeIntegralInRange<int>(0, 4); i < n; ++i) {
+    Share& s = shares->shares.emplace_back();
+    s.account = Str(in, shares->arena, 12);
+    s.user = in.ConsumeBool() ? Str(in, shares->arena, 8) : std::string_view();
+    s.use_parent = in.ConsumeBool();
+    if (in.ConsumeBool()) s.raw_shares = in.ConsumeIntegral<uint32_t>();
+    s.norm_shares = MaybeReal(in);
+    if (in.ConsumeBool()) s.raw_usage = in.ConsumeIntegral<uint64_t>();
+    s.norm_usage = MaybeReal(in);
+    s.effective_usage = MaybeReal(in);
+    s.fairshare = MaybeReal(in);
+    s.level_fs = MaybeReal(in);
+  }
+  state.shares = shares;
+  auto qos = std::make_shared<QosSnapshot>();
+  for (int i = 0, n = in.ConsumeIntegralInRange<int>(0, 3); i < n; ++i) {
+    Qos& q = qos->qos.emplace_back();
+    q.name = Str(in, qos->arena, 12);
+    q.priority = in.ConsumeIntegral<uint32_t>();
+    q.jobs = in.ConsumeIntegral<uint32_t>();
+    q.usage_raw = in.ConsumeFloatingPoint<double>();
+    if (in.ConsumeBool()) q.grp_jobs_limit = in.ConsumeIntegral<uint32_t>();
+    if (in.ConsumeBool()) q.max_wall_per_job_seconds = int64_t{in.ConsumeIntegral<uint32_t>()} * 60;
+    for (int t = 0, nt = in.ConsumeIntegralInRange<int>(0, 3); t < nt; ++t) {
+      QosTres& x = q.tres.emplace_back();
+      x.name = Str(in, qos->arena, 12);
+      x.used = in.ConsumeIntegral<uint64_t>();
+      x.run_seconds = in.ConsumeIntegral<uint64_t>();
+      if (in.ConsumeBool()) x.grp_limit = in.ConsumeIntegral<uint64_t>();
+    }
+  }
+  state.qos = qos;
+  auto lics = std::make_shared<LicenseSnapshot>();
+  for (int i = 0, n = in.ConsumeIntegralInRange<int>(0, 3); i < n; ++i) {
+    License& l = lics->licenses.emplace_back();
+    l.name = Str(in, lics->arena, 16);
+    l.total = in.ConsumeIntegral<uint32_t>();
+    l.used = in.ConsumeIntegral<uint32_t>();
+    l.free = in.ConsumeIntegral<uint32_t>();
+    l.remote = in.ConsumeBool();
+    if (l.remote) l.last_update = in.ConsumeIntegralInRange<int64_t>(0, kMaxTime);
+  }
+  state.licenses = lics;
+  auto resv = std::make_shared<ReservationSnapshot>();
+  for (int i = 0, n = in.ConsumeIntegralInRange<int>(0, 3); i < n; ++i) {
+    Reservation& r = resv->reservations.emplace_back();
+    r.name = Str(in, resv->arena, 16);
+    r.state = Str(in, resv->arena, 8);
+    r.users = Str(in, resv->arena, 12);
+    r.nodes = Str(in, resv->arena, 12);
+    r.partition = Str(in, resv->arena, 8);
+    r.flags = Str(in, resv->arena, 12);
+    if (in.ConsumeBool()) r.start_time = in.ConsumeIntegralInRange<int64_t>(0, kMaxTime);
+    if (in.ConsumeBool()) r.end_time = in.ConsumeIntegralInRange<int64_t>(0, kMaxTime);
+    r.node_count = in.ConsumeIntegral<uint32_t>();
+    r.core_count = in.ConsumeIntegral<uint32_t>();
+  }
+  state.reservations = resv;
 }
 
 std::shared_ptr<DiagSnapshot> Diag(FuzzedDataProvider& in) {
@@ -166,11 +249,16 @@ std::shared_ptr<DiagSnapshot> Diag(FuzzedDataProvider& in) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FuzzedDataProvider in(data, size);
   const RenderOptions opts{in.ConsumeIntegralInRange<int64_t>(0, kMaxTime),
-                           in.ConsumeBool()};
+                           in.ConsumeBool(), in.ConsumeBool()};
   ClusterState state;
   auto nodes = Nodes(in);
+  // Queue waits: a first jobs collection learns, the second observes.
+  QueueWaitHistory queue_wait;
+  queue_wait.Observe(*Jobs(in, nodes->nodes.size()));
   state.jobs = Jobs(in, nodes->nodes.size());
+  queue_wait.Observe(*state.jobs);
   state.diag = Diag(in);
+  Accounting(in, state);
   // Two collections a fuzzed time apart, the second with changed states.
   NodeHistory history(0);
   history.Observe(*nodes, in.ConsumeIntegralInRange<int>(0, 1 << 20));
@@ -181,7 +269,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   state.nodes = nodes;
   for (int e = 0; e < kEndpointCount; ++e) {
     MetricSet set;
-    AddEndpointFamilies(set, static_cast<Endpoint>(e), state, history, opts);
+    AddEndpointFamilies(set, static_cast<Endpoint>(e), state, history, opts,
+                        &queue_wait);
     set.Seal();
     for (Format f : {Format::kText, Format::kOpenMetrics}) {
       std::string out;
