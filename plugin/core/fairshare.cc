@@ -6,8 +6,16 @@
 #include <string_view>
 #include <utility>
 
+#include "private_data.h"
+
 namespace sm {
 namespace {
+
+// sshare's lines are what PrivateData=usage hides from users who are not
+// operators (assoc_mgr_get_shares() skips other users' associations and
+// accounts they do not coordinate), shares included, so every family here
+// reveals usage.
+constexpr PrivateData kHidden = private_data::kUsage;
 
 // One value of a line, and the account- and user-level families that carry
 // it. The first five are SckyzO's (names and HELP texts verbatim).
@@ -19,41 +27,41 @@ struct Field {
 const std::array<Field, 7> kFields = {{
     {{"slurm_account_fairshare",
       "FairShare factor for account (0=lowest priority, 1=highest)",
-      MetricType::kGauge, {"account"}},
+      MetricType::kGauge, {"account"}, {}, kHidden},
      {"slurm_user_fairshare", "FairShare factor for user", MetricType::kGauge,
-      {"account", "user"}}},
+      {"account", "user"}, {}, kHidden}},
     {{"slurm_account_fairshare_raw_shares", "Raw shares allocated to account",
-      MetricType::kGauge, {"account"}},
+      MetricType::kGauge, {"account"}, {}, kHidden},
      {"slurm_user_fairshare_raw_shares", "Raw shares for user",
-      MetricType::kGauge, {"account", "user"}}},
+      MetricType::kGauge, {"account", "user"}, {}, kHidden}},
     {{"slurm_account_fairshare_norm_shares",
       "Normalized shares for account (fraction of total shares)",
-      MetricType::kGauge, {"account"}},
+      MetricType::kGauge, {"account"}, {}, kHidden},
      {"slurm_user_fairshare_norm_shares", "Normalized shares for user",
-      MetricType::kGauge, {"account", "user"}}},
+      MetricType::kGauge, {"account", "user"}, {}, kHidden}},
     {{"slurm_account_fairshare_raw_usage_cpu_seconds",
       "Raw CPU-seconds usage for account (decay-weighted)", MetricType::kGauge,
-      {"account"}},
+      {"account"}, {}, kHidden},
      {"slurm_user_fairshare_raw_usage_cpu_seconds",
       "Raw CPU-seconds usage for user (decay-weighted)", MetricType::kGauge,
-      {"account", "user"}}},
+      {"account", "user"}, {}, kHidden}},
     {{"slurm_account_fairshare_norm_usage",
       "Normalized usage for account (fraction of total usage)",
-      MetricType::kGauge, {"account"}},
+      MetricType::kGauge, {"account"}, {}, kHidden},
      {"slurm_user_fairshare_norm_usage", "Normalized usage for user",
-      MetricType::kGauge, {"account", "user"}}},
+      MetricType::kGauge, {"account", "user"}, {}, kHidden}},
     {{"slurm_account_fairshare_effective_usage",
       "Effective usage for account (sshare EffectvUsage)", MetricType::kGauge,
-      {"account"}},
+      {"account"}, {}, kHidden},
      {"slurm_user_fairshare_effective_usage",
       "Effective usage for user (sshare EffectvUsage)", MetricType::kGauge,
-      {"account", "user"}}},
+      {"account", "user"}, {}, kHidden}},
     {{"slurm_account_fairshare_level_fs",
       "Fair Tree level fairshare for account (sshare LevelFS)",
-      MetricType::kGauge, {"account"}},
+      MetricType::kGauge, {"account"}, {}, kHidden},
      {"slurm_user_fairshare_level_fs",
       "Fair Tree level fairshare for user (sshare LevelFS)",
-      MetricType::kGauge, {"account", "user"}}},
+      MetricType::kGauge, {"account", "user"}, {}, kHidden}},
 }};
 
 // The line's values in kFields order; nullopt where sshare prints nothing.

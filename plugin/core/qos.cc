@@ -4,6 +4,10 @@
 namespace sm {
 namespace {
 
+// No family here reveals usage: PrivateData=usage does not hide QoS
+// (assoc_mgr_info_get_pack_msg() packs every QoS with its usage for
+// `scontrol show assoc_mgr flags=qos`, and slurmdbd's QoS list is public).
+
 const FamilyDef kPriority{"slurm_qos_priority", "Priority of the QoS",
                           MetricType::kGauge, {"qos"}};
 const FamilyDef kJobs{"slurm_qos_jobs", "Running jobs under the QoS",

@@ -11,6 +11,7 @@
 #include "licenses.h"
 #include "node_gres.h"
 #include "pending_jobs.h"
+#include "private_data.h"
 #include "qos.h"
 #include "reservations.h"
 #include "test_util.h"
@@ -140,6 +141,24 @@ TEST(Fairshare, HostileNamesAreEscaped) {
             V{"slurm_user_fairshare{account=\"a\\\"b\\\\c\\nd\",user=\"u\xef\xbf\xbd\"} 1"});
   // Counted per label value written: six user families have a value.
   EXPECT_EQ(set.stats().utf8_repaired, 6u);
+}
+
+// PrivateData=usage: sshare shows a non-operator none of the other lines
+// (assoc_mgr_get_shares()), so no fairshare family is built; QoS usage is
+// not hidden by Slurm (scontrol show assoc_mgr flags=qos), so it stays.
+TEST(Fairshare, PrivateDataUsageHidesEveryFamily) {
+  MetricSet set(nullptr, private_data::kUsage);
+  AddFairshareFamilies(set, SampleShares(), {});
+  QosSnapshot q;
+  q.qos = {{"normal", 0, 0, 0, 0, 5.0, std::nullopt, std::nullopt,
+            std::nullopt, std::nullopt, std::nullopt, {}}};
+  AddQosFamilies(set, q);
+  const std::string out = Render(set);
+  EXPECT_EQ(out.find("fairshare"), std::string::npos);
+  EXPECT_EQ(Samples(out, "slurm_qos_usage_raw"),
+            V{"slurm_qos_usage_raw{qos=\"normal\"} 5"});
+  for (const FamilyDef* f : FairshareFamilies())
+    EXPECT_TRUE(Reveals(*f) & private_data::kUsage) << f->name;
 }
 
 // scontrol show assoc_mgr flags=qos / sacctmgr show qos on the test cluster
