@@ -205,10 +205,15 @@ void FillTres(const JobIn& in, job_record_t* job) {
   job->tres_fmt_req_str = Dup(in.tres_req);
   if (in.tres_alloc.empty()) return;
   const TresCounts t = CountTres(in.tres_alloc, in.where + ".tres_alloc_str");
-  job->tres_alloc_cnt = static_cast<uint64_t*>(xcalloc(TRES_ARRAY_TOTAL_CNT, sizeof(uint64_t)));
+  // As long as assoc_mgr's TRES table (build_qos.cc), as in slurmctld;
+  // the built-in TRES when there is none.
+  const uint32_t count = std::max<uint32_t>(TRES_ARRAY_TOTAL_CNT, g_tres_count);
+  job->tres_alloc_cnt = static_cast<uint64_t*>(xcalloc(count, sizeof(uint64_t)));
   job->tres_alloc_cnt[TRES_ARRAY_CPU] = static_cast<uint64_t>(std::max<int64_t>(0, t.cpus));
   job->tres_alloc_cnt[TRES_ARRAY_MEM] = static_cast<uint64_t>(std::max<int64_t>(0, t.mem_mb));
   job->tres_alloc_cnt[TRES_ARRAY_NODE] = job->node_cnt;
+  if (const int gpu = sm::slurm::GpuTresPosition(); gpu >= 0)
+    job->tres_alloc_cnt[gpu] = static_cast<uint64_t>(std::max<int64_t>(0, t.gpus));
 }
 
 // What a running or suspended job holds per node: its job_resources when

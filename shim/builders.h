@@ -39,15 +39,29 @@ PartitionTable BuildPartitions(const ClusterIn& in,
                                const std::vector<NodeIn>& nodes);
 void FreePartitions();
 
-// resv_list: one reservation per name in the nodes' `reservation`, active
-// for as long as the replay runs.
-void BuildReservations(const std::vector<NodeIn>& nodes);
+// resv_list: the reservations dump (`dumped`, may be null), then one
+// reservation per other name in the nodes' `reservation`, active for as
+// long as the replay runs.
+void BuildReservations(const std::vector<NodeIn>& nodes, const NodeTable& table,
+                       const std::vector<ReservationIn>* dumped);
 void FreeReservations();
 
 // slurmctld's license list (licenses.c), behind get_all_license_info(),
 // which the shim defines as slurmctld does for the release.
 void BuildLicenses(const std::vector<LicenseIn>& licenses);
 void FreeLicenses();
+
+// assoc_mgr's TRES table (the built-in TRES, or `tres_names` in sshare's
+// order, plus what the QoS limits name) and QoS list. Takes assoc_mgr's
+// write locks itself; call before BuildJobs() (jobs' TRES arrays follow the
+// table).
+void BuildQos(const std::vector<QosIn>& qos, const std::vector<std::string>& tres_names);
+void FreeQos();
+
+// assoc_mgr's associations and root from sshare's lines; makes the replay's
+// priority plugin multifactor with Fair Tree. Takes assoc_mgr's write lock.
+void BuildAssociations(const std::vector<ShareIn>& shares);
+void FreeAssociations();
 
 // What a running or suspended job holds per node slot (CPUs, MB), before
 // BuildAllocations() makes it the job's job_resources.

@@ -20,6 +20,8 @@ void ClearLocked() {
   FreePartitions();
   FreeReservations();
   FreeLicenses();
+  FreeAssociations();
+  FreeQos();
   FreeNodes();
   PublishStatistics(nullptr);
 }
@@ -72,8 +74,11 @@ void LoadClusterState(const ClusterIn& in) {
   try {
     const NodeTable table = BuildNodes(nodes, node_states);
     const PartitionTable partitions = BuildPartitions(in, nodes);
-    BuildReservations(nodes);
+    BuildReservations(nodes, table, in.reservations ? &*in.reservations : nullptr);
     if (in.licenses) BuildLicenses(*in.licenses);
+    if (in.qos || in.shares || !in.tres_names.empty())
+      BuildQos(in.qos ? *in.qos : std::vector<QosIn>{}, in.tres_names);
+    if (in.shares) BuildAssociations(*in.shares);
     std::vector<JobAlloc> allocs = BuildJobs(jobs, job_states, reasons, table, partitions);
     BuildAllocations(allocs, nodes, node_states, table);
   } catch (...) {

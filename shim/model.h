@@ -119,6 +119,54 @@ struct LicenseIn {
   int64_t last_consumed = 0, last_deficit = 0, last_update = 0;
 };
 
+// One reservation as `scontrol show reservations --json` prints it
+// (23.02+). Empty strings are Slurm's NULL ones.
+struct ReservationIn {
+  std::string where;
+  std::string name, users, node_list, partition;
+  std::vector<std::string> flags;  // scontrol's words (SPEC_NODES, MAINT, ...)
+  Num start_time, end_time, node_count, core_count, purge_completed;
+};
+
+// A TRES limit or count in data_parser's form: "gres/gpu" for
+// {"type": "gres", "name": "gpu"}.
+struct TresIn {
+  std::string name;
+  int64_t count = 0;
+};
+
+// One QoS as `sacctmgr show qos --json` prints it: its limits. Usage lives
+// only in slurmctld (scontrol show assoc_mgr), so a replay has none.
+struct QosIn {
+  std::string where;
+  std::string name;
+  int64_t id = 0;
+  Num priority, grp_jobs, grp_submit_jobs, max_jobs_per_user,
+      max_submit_jobs_per_user, max_wall_per_job;  // minutes
+  std::vector<TresIn> grp_tres, max_tres_per_user;
+};
+
+// A double as data_parser prints it: unset, infinite or a value.
+struct Real {
+  Num::Kind kind = Num::kAbsent;
+  double value = 0;
+  bool has() const { return kind == Num::kValue; }
+};
+
+// One line of `sshare --json` (23.02+): an account (type ASSOCIATION; name
+// is the account, parent its parent account) or a user (type USER; name is
+// the user, parent the account).
+struct ShareIn {
+  std::string where;
+  int64_t id = 0;
+  std::string name, parent, partition;
+  bool user = false;
+  Num shares;  // RawShares; 2147483647 is "parent"
+  Real shares_normalized, usage_normalized, effective_usage, fairshare_factor,
+      fairshare_level;
+  int64_t usage = 0;  // RawUsage
+};
+
 // One cluster state: what a set of dumps taken together describe. A part
 // that no input provided stays unset.
 struct ClusterIn {
@@ -127,6 +175,11 @@ struct ClusterIn {
   std::optional<std::vector<PartitionIn>> partitions;
   std::optional<DiagIn> diag;
   std::optional<std::vector<LicenseIn>> licenses;
+  std::optional<std::vector<ReservationIn>> reservations;
+  std::optional<std::vector<QosIn>> qos;
+  std::optional<std::vector<ShareIn>> shares;
+  // The TRES names in assoc_mgr's order, as sshare --json lists them.
+  std::vector<std::string> tres_names;
   std::string cluster_name;
   // When the dumps were taken, if they say: sdiag's req_time (or "sdiag
   // output at"), the responses' last_update stamps.

@@ -5,7 +5,8 @@
 usage: hostile.py --shim SHIM --plugin SO --check-exposition check_exposition.py
 
 Writes dumps whose node names, reasons, comments, reservations, partitions,
-job names, paths and user names hold quotes, backslashes, newlines, raw
+job names, paths, user names, and license, reservation, QoS, account and
+fairshare user names (the accounting-side dumps) hold quotes, backslashes, newlines, raw
 bytes that are not UTF-8 (Slurm copies them byte for byte into its JSON)
 and a 1 MiB reason (cut to 4096 bytes), then:
 - feeds the shim's text output to `promtool check metrics` and its
@@ -68,11 +69,31 @@ def main():
                                                      "count": 1, "total_time": 1}],
                            "rpcs_by_user": [{"user": 'r"oot\\@BAD@', "user_id": 5002,
                                              "count": 1, "total_time": 1}]}}
+    # The accounting side (issue 14): license, reservation, QoS, account and
+    # user names as their dumps print them.
+    licenses = {"licenses": [{"LicenseName": 'li"c\\@BAD@', "Total": 2, "Used": 1, "Free": 1,
+                              "Reserved": 0, "Remote": False}]}
+    reservations = {"reservations": [{"name": 're"s\\\n@BAD@', "users": 'u"1\\@BAD@',
+                                      "node_list": 'h"1', "partition": "", "flags": ["MAINT"],
+                                      "start_time": num(1799990000), "end_time": num(1800090000),
+                                      "node_count": 1, "core_count": 2}]}
+    qos = {"qos": [{"name": 'q"o\\s\n@BAD@', "id": 1, "priority": num(5),
+                    "limits": {"max": {"active_jobs": {"count": num(3)}}}}]}
+    shares = {"shares": {"shares": [
+        {"id": 1, "name": "root", "parent": "", "type": ["ASSOCIATION"], "shares": num(1),
+         "shares_normalized": num(1.0), "usage": 10},
+        {"id": 2, "name": 'a"c\\ct\n@BAD@', "parent": "root", "type": ["ASSOCIATION"],
+         "shares": num(5), "shares_normalized": num(1.0), "usage": 10},
+        {"id": 3, "name": 'us"r\\@BAD@', "parent": 'a"c\\ct\n@BAD@', "type": ["USER"],
+         "shares": num(1), "shares_normalized": num(1.0), "usage": 10,
+         "fairshare": {"factor": num(0.5), "level": num(1.0)}}]}}
     problems = []
     with tempfile.TemporaryDirectory(prefix="shim-hostile.") as tmp:
         paths = []
         for name, obj in (("nodes.json", {"nodes": nodes}), ("jobs.json", {"jobs": jobs}),
-                          ("sdiag.json", diag)):
+                          ("sdiag.json", diag), ("licenses.json", licenses),
+                          ("reservations.json", reservations), ("qos.json", qos),
+                          ("sshare.json", shares)):
             p = os.path.join(tmp, name)
             with open(p, "wb") as f:
                 f.write(raw(obj))
@@ -102,6 +123,12 @@ def main():
             'standard_output="/tmp/o\\"u\\\\t\ufffd',
             'user="r\\"oot\\\\\ufffd',
             'slurm_node_job{job_id="1",node_name="h\\n3\ufffd',
+            'slurm_license_total{license="li\\"c\\\\\ufffd',
+            'reservation_name="re\\"s\\\\\\n\ufffd',
+            'users="u\\"1\\\\\ufffd',
+            'slurm_qos_grp_jobs_limit{qos="q\\"o\\\\s\\n\ufffd',
+            'slurm_account_fairshare_raw_shares{account="a\\"c\\\\ct\\n\ufffd',
+            'user="us\\"r\\\\\ufffd',
         ]
         for s in expect_in:
             if s not in text:

@@ -19,6 +19,10 @@ A case is a JSON object:
   families      {family: [every sample line of it, in output order]}
   absent        families that must not appear at all (no HELP/TYPE either)
   counts        {family: number of sample lines}
+  printed       {series: text}: the series' value printed the way sshare
+                and scontrol print a double (%f, "inf") must be that text;
+                for values a CLI prints rounded (series = the sample line
+                up to its value, e.g. 'slurm_x{a="b"}')
   by_version    {"22.05": {lines/families/absent/counts...}, ...} added to
                 the checks for that release
   bodies        scenario: {"STEP PATH" (a step's "fetch"), or "STEP" (its
@@ -32,6 +36,7 @@ never copied from the shim's output.
 """
 import argparse
 import json
+import math
 import os
 import re
 import subprocess
@@ -95,6 +100,19 @@ def check_body(c, out):
         got = len(samples(out, fam))
         if got != n:
             problems.append(f"family {fam}: {got} samples, expected {n}")
+    values = {}
+    for line in out.splitlines():
+        if line and not line.startswith("#"):
+            key, _, value = line.rpartition(" ")
+            values[key] = value
+    for key, want in c.get("printed", {}).items():
+        if key not in values:
+            problems.append(f"missing series: {key}")
+            continue
+        v = float(values[key])
+        got = "inf" if math.isinf(v) else "%f" % v
+        if got != want:
+            problems.append(f"{key}: {values[key]} prints as {got}, the CLI printed {want}")
     return problems
 
 
