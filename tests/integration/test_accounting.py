@@ -15,8 +15,10 @@ self-monitoring says what slurmctld knows about it.
 usage: test_accounting.py VERSION PLUGIN_DIR
 """
 
+import json
 import math
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -458,6 +460,19 @@ class AccountingTest(unittest.TestCase):
                 if other != path:
                     for fam in fams:
                         self.assertNotIn(fam, body, f"{fam} on {path}")
+
+    def test_11_example_dashboard_families_are_served(self):
+        """Every family docs/examples/grafana-soperator-metrics-accounting.json
+        queries is in /metrics of this cluster (names as its queries spell
+        them: a histogram's _bucket/_count)."""
+        path = os.path.join(TESTS, "..", "docs", "examples",
+                            "grafana-soperator-metrics-accounting.json")
+        with open(path) as f:
+            exprs = [t["expr"] for p in json.load(f)["panels"] for t in p["targets"]]
+        names = sorted({m for e in exprs for m in re.findall(r"\b(slurm_[a-z0-9_]+)", e)})
+        every = self.scrape("/metrics")
+        missing = [n for n in names if n not in every]
+        self.assertEqual(missing, [], f"queried by the dashboard, not served: {missing}")
 
     # ----------------------------------------------------------- bad input
 

@@ -16,6 +16,7 @@ needed:
 usage: test_docs.py
 """
 
+import glob
 import json
 import os
 import re
@@ -149,16 +150,21 @@ def links():
 
 
 def dashboard():
-    path = os.path.join(DOCS, "examples", "grafana-soperator-metrics-self.json")
-    with open(path) as f:
-        d = json.load(f)
-    check(d.get("uid") and d.get("title"), "dashboard without uid/title")
-    ids = [p["id"] for p in d["panels"]]
-    check(len(ids) == len(set(ids)), "duplicate panel ids")
-    for p in d["panels"]:
-        check(p.get("targets") and all(t.get("expr") for t in p["targets"]),
-              f"panel {p.get('title')} has a target without a query")
-    print(f"ok: {os.path.basename(path)}: {len(ids)} panels")
+    uids = set()
+    for path in sorted(glob.glob(os.path.join(DOCS, "examples", "grafana-*.json"))):
+        with open(path) as f:
+            d = json.load(f)
+        name = os.path.basename(path)
+        check(d.get("uid") and d.get("title"), f"{name}: dashboard without uid/title")
+        check(d.get("uid") not in uids, f"{name}: uid {d.get('uid')} used twice")
+        uids.add(d.get("uid"))
+        ids = [p["id"] for p in d["panels"]]
+        check(len(ids) == len(set(ids)), f"{name}: duplicate panel ids")
+        for p in d["panels"]:
+            check(p.get("targets") and all(t.get("expr") for t in p["targets"]),
+                  f"{name}: panel {p.get('title')} has a target without a query")
+        print(f"ok: {name}: {len(ids)} panels")
+    check(len(uids) >= 2, "docs/examples lacks its dashboards")
 
 
 def versions():
