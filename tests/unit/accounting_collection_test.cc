@@ -182,12 +182,6 @@ TEST(AccountingCollection, QueueWaitFromJobStarts) {
             V{"slurm_job_queue_wait_seconds_sum{partition=\"debug\"} 300"});
 }
 
-std::string Monitoring(const SelfMonitoring& m) {
-  MetricSet set;
-  m.AddFamilies(set);
-  return testing::Render(set);
-}
-
 // Every license family disabled: the licenses part is never collected
 // (inside slurmctld: no get_all_license_info() under the node lock).
 TEST(AccountingCollection, PartWithAllFamiliesDisabledIsNotCollected) {
@@ -203,7 +197,7 @@ TEST(AccountingCollection, PartWithAllFamiliesDisabledIsNotCollected) {
   EXPECT_FALSE(Has(c.Get(Endpoint::kSoperator, Format::kText, View::kFull)->text(),
                    "slurm_license_total"));
   for (const std::string& line :
-       Samples(Monitoring(mon), "slurm_exporter_collector_inflight"))
+       Samples(testing::RenderMonitoring(mon), "slurm_exporter_collector_inflight"))
     EXPECT_EQ(line.find("licenses"), std::string::npos) << line;
 
   // One family enabled again: the part is collected again.

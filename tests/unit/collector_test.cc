@@ -89,12 +89,6 @@ CollectorOptions Options() {
   return o;
 }
 
-std::string Monitoring(const SelfMonitoring& m) {
-  MetricSet set;
-  m.AddFamilies(set);
-  return testing::Render(set);
-}
-
 TEST(Collector, EmptyBeforeFirstCollectionThenCached) {
   FakeSource src;
   SelfMonitoring mon;
@@ -172,7 +166,7 @@ TEST(Collector, FailedSubCollectorKeepsLastGoodData) {
   const std::string text = c.Get(Endpoint::kSoperator, Format::kText, View::kFull)->text();
   EXPECT_EQ(Samples(text, "slurm_node_cpus_total"),
             V{"slurm_node_cpus_total{node_name=\"n1\"} 4"});
-  const std::string m = Monitoring(mon);
+  const std::string m = testing::RenderMonitoring(mon);
   EXPECT_EQ(Samples(m, "slurm_exporter_collection_attempts_total"),
             V{"slurm_exporter_collection_attempts_total 2"});
   // diag fails every time, nodes once.
@@ -197,7 +191,7 @@ TEST(Collector, BusySubCollectorIsSkipped) {
   c.Start();
   src.WaitEntered(1);
   std::this_thread::sleep_for(300ms);  // several ticks while nodes is stuck
-  std::string m = Monitoring(mon);
+  std::string m = testing::RenderMonitoring(mon);
   ASSERT_EQ(Samples(m, "slurm_exporter_collector_skipped_total").size(), 1u);
   EXPECT_NE(Samples(m, "slurm_exporter_collector_skipped_total")[0].find(
                 "{collector=\"nodes\"}"),
@@ -239,7 +233,7 @@ TEST(Collector, StaleResultIsDropped) {
   EXPECT_EQ(Samples(c.Get(Endpoint::kSoperator, Format::kText, View::kFull)->text(),
                     "slurm_node_cpus_total"),
             second);
-  EXPECT_EQ(Samples(Monitoring(mon), "slurm_exporter_collection_attempts_total"),
+  EXPECT_EQ(Samples(testing::RenderMonitoring(mon), "slurm_exporter_collection_attempts_total"),
             V{"slurm_exporter_collection_attempts_total 2"});
 }
 
@@ -326,7 +320,7 @@ TEST(Collector, RendersOnlyWhatWasAskedForLately) {
   o.monotonic_now = [&now] { return now; };
   Collector c(src, o, mon);
   const auto cached = [&] {
-    return Samples(Monitoring(mon), "slurm_exporter_cached_body_bytes");
+    return Samples(testing::RenderMonitoring(mon), "slurm_exporter_cached_body_bytes");
   };
   c.CollectOnce();
   EXPECT_EQ(cached(), V{"slurm_exporter_cached_body_bytes 0"});

@@ -12,15 +12,9 @@ using testing::Render;
 using testing::Samples;
 using V = std::vector<std::string>;
 
-std::string RenderMon(const SelfMonitoring& m) {
-  MetricSet set;
-  m.AddFamilies(set);
-  return Render(set);
-}
-
 TEST(SelfMonitoring, PresentFromStartup) {
   SelfMonitoring m;
-  const std::string out = RenderMon(m);
+  const std::string out = testing::RenderMonitoring(m);
   EXPECT_EQ(Samples(out, "slurm_exporter_collection_duration_seconds"),
             V{"slurm_exporter_collection_duration_seconds 0"});
   EXPECT_EQ(Samples(out, "slurm_exporter_collection_attempts_total"),
@@ -49,7 +43,7 @@ TEST(SelfMonitoring, CollectorLifecycle) {
   m.CollectionFinished(0.5, true);
   m.MetricsRequest(42);
   m.MetricsRequest(43);
-  const std::string out = RenderMon(m);
+  const std::string out = testing::RenderMonitoring(m);
   EXPECT_EQ(Samples(out, "slurm_exporter_collector_duration_seconds"),
             (V{"slurm_exporter_collector_duration_seconds{collector=\"diag\"} 0.5",
                "slurm_exporter_collector_duration_seconds{collector=\"nodes\"} 0.25"}));
@@ -107,9 +101,7 @@ TEST(SelfMonitoring, ListWaitIsReportedApartFromTheHold) {
   SelfMonitoring m;
   m.LockUsed("jobs", 0.0001, 0.5375, 0.5312);
   m.LockUsed("nodes", 0.0002, 0.004);
-  MetricSet set;
-  m.AddFamilies(set);
-  const std::string text = testing::Render(set);
+  const std::string text = testing::RenderMonitoring(m);
   EXPECT_EQ(testing::Samples(text, "slurm_exporter_controller_list_wait_seconds"),
             (std::vector<std::string>{
                 "slurm_exporter_controller_list_wait_seconds{collector=\"jobs\"} 0.5312",

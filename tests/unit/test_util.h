@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "exposition.h"
+#include "self_monitoring.h"
 #include "snapshot.h"
 
 namespace sm::testing {
@@ -21,6 +22,13 @@ inline std::string Render(MetricSet& set, Format f = Format::kText) {
 }
 
 // The sample lines of one family (histogram lines included), in order.
+// The self-monitoring families as the monitoring path prints them.
+inline std::string RenderMonitoring(const SelfMonitoring& m) {
+  MetricSet set;
+  m.AddFamilies(set);
+  return Render(set);
+}
+
 inline std::vector<std::string> Samples(std::string_view text,
                                         std::string_view family) {
   std::vector<std::string> out;
