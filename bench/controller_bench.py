@@ -170,6 +170,42 @@ def wait_quiet(max_minutes, threshold):
 
 # ----------------------------------------------------------------- builds
 
+def start_record(args):
+    """A run's results: its arguments, when and where, and how quiet the
+    machine was before it (after waiting for quiet when asked)."""
+    R = {"args": vars(args), "date": time.strftime("%Y-%m-%d %H:%M %Z"),
+         "machine": f"{os.cpu_count()} cores, Linux {os.uname().release}"}
+    R["quiet_before"] = (wait_quiet(args.wait_quiet, args.quiet_load) if args.wait_quiet
+                         else quiet_state())
+    return R
+
+
+def fresh_workdir(args, plugin_name):
+    """Empties args.workdir (only if it is one of ours) and puts a private
+    copy of args.plugin in it under plugin_name; returns that copy's path.
+    A private copy: a rebuild of the build directory during the run must not
+    change what a restarted slurmctld loads."""
+    if os.path.exists(args.workdir):
+        if (os.listdir(args.workdir)
+                and not os.path.exists(os.path.join(args.workdir, "etc", "slurm.conf"))):
+            sys.exit(f"{args.workdir} exists and is not ours")
+        shutil.rmtree(args.workdir)
+    os.makedirs(args.workdir)
+    plugin_dir = os.path.join(args.workdir, "plugins")
+    os.makedirs(plugin_dir)
+    plugin_so = os.path.join(plugin_dir, plugin_name)
+    shutil.copy2(args.plugin, plugin_so)
+    return plugin_so
+
+
+def save_results(args, R):
+    """The results as JSON in --json (if given) and in the work directory."""
+    for path in [args.json, os.path.join(args.workdir, "results.json")]:
+        if path:
+            with open(path, "w") as f:
+                json.dump(R, f, indent=1, default=str)
+
+
 def build_submitter(prefix):
     src = os.path.join(ROOT, "bench", "submit_jobs.c")
     with open(src, "rb") as f:
@@ -1046,23 +1082,8 @@ def main():
         print(ctld_paths.report(ctld_paths.run(args)))
         return
 
-    R = {"args": vars(args), "date": time.strftime("%Y-%m-%d %H:%M %Z"),
-         "machine": f"{os.cpu_count()} cores, Linux {os.uname().release}"}
-    R["quiet_before"] = (wait_quiet(args.wait_quiet, args.quiet_load) if args.wait_quiet
-                         else quiet_state())
-
-    if os.path.exists(args.workdir):
-        if (os.listdir(args.workdir)
-                and not os.path.exists(os.path.join(args.workdir, "etc", "slurm.conf"))):
-            sys.exit(f"{args.workdir} exists and is not ours")
-        shutil.rmtree(args.workdir)
-    os.makedirs(args.workdir)
-    # A private copy: a rebuild of build-24.11.5 during the run must not
-    # change what a restarted slurmctld loads.
-    plugin_dir = os.path.join(args.workdir, "plugins")
-    os.makedirs(plugin_dir)
-    plugin_so = os.path.join(plugin_dir, "job_submit_soperator.so")
-    shutil.copy2(args.plugin, plugin_so)
+    R = start_record(args)
+    plugin_so = fresh_workdir(args, "job_submit_soperator.so")
     with open(plugin_so, "rb") as f:
         R["plugin_sha256"] = hashlib.sha256(f.read()).hexdigest()[:16]
     exe = build_submitter(args.slurm_prefix)
@@ -1210,10 +1231,7 @@ def main():
         tracer.stop()
         ctl.stop()
         users.remove()
-    for path in [args.json, os.path.join(args.workdir, "results.json")]:
-        if path:
-            with open(path, "w") as f:
-                json.dump(R, f, indent=1, default=str)
+    save_results(args, R)
     print(report(R))
 
 

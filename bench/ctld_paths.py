@@ -19,7 +19,6 @@ reports it against the uprobe trace, and how much of each hold of ours a
 native walk did not explain.
 """
 
-import json
 import os
 import re
 import shutil
@@ -273,20 +272,9 @@ class LoadSampler:
 def run(args):
     prefix = args.slurm_prefix
     version = slurm_version(prefix)
-    R = {"args": vars(args), "version": version, "date": time.strftime("%Y-%m-%d %H:%M %Z"),
-         "machine": f"{os.cpu_count()} cores, Linux {os.uname().release}"}
-    R["quiet_before"] = (cb.wait_quiet(args.wait_quiet, args.quiet_load) if args.wait_quiet
-                         else cb.quiet_state())
-    if os.path.exists(args.workdir):
-        if (os.listdir(args.workdir)
-                and not os.path.exists(os.path.join(args.workdir, "etc", "slurm.conf"))):
-            raise SystemExit(f"{args.workdir} exists and is not ours")
-        shutil.rmtree(args.workdir)
-    os.makedirs(args.workdir)
-    plugin_dir = os.path.join(args.workdir, "plugins")
-    os.makedirs(plugin_dir)
-    plugin_so = os.path.join(plugin_dir, "metrics_soperator.so")
-    shutil.copy2(args.plugin, plugin_so)
+    R = cb.start_record(args)
+    R["version"] = version
+    plugin_so = cb.fresh_workdir(args, "metrics_soperator.so")
     exe = cb.build_submitter(prefix)
     users = cb.Users(args.users, args.uid_base)
     ctl = cb.Controller(args, args.workdir, plugin_so)
@@ -384,10 +372,7 @@ def run(args):
         tracer.stop()
         ctl.stop()
         users.remove()
-    for path in [args.json, os.path.join(args.workdir, "results.json")]:
-        if path:
-            with open(path, "w") as f:
-                json.dump(R, f, indent=1, default=str)
+    cb.save_results(args, R)
     return R
 
 
