@@ -1,14 +1,14 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 """The accounting-side copies at benchmark scale, through the offline shim
-and the real plugin: `generate` makes 10,000 nodes and 50,000 jobs, this
-script adds 1,000 users in 2,000 user associations under 100 accounts
-(sshare -a --json), 20 QoS with limits (sacctmgr show qos --json), 10
-licenses (3 remote) and 20 reservations (scontrol show licenses|reservations
---json), then renders /monitoring and /metrics once and prints each
-sub-collector's lock hold as the plugin measured it
-(slurm_exporter_controller_last_lock_hold_seconds) and the series per
-group.
+and the real plugin: `generate` makes 10,000 nodes and 50,000 jobs with
+their accounting side (1,000 users in 2,000 user associations under 100
+accounts as sshare -a --json, 20 QoS with limits as sacctmgr show qos
+--json, 10 licenses (3 remote) and 20 reservations as scontrol show
+licenses|reservations --json), then this script renders /monitoring and
+/metrics once and prints each sub-collector's lock hold as the plugin
+measured it (slurm_exporter_controller_last_lock_hold_seconds) and the
+series per group.
 
 This is the shim, not slurmctld: nobody else takes the locks, so it gives
 the cost of our copies on the real structures, not the waits they impose
@@ -19,60 +19,12 @@ usage: bench/accounting_shim_bench.py [--build DIR] [--nodes N] [--jobs M]
        defaults: build-24.11.5, 10,000 nodes, 50,000 jobs, 1,000 users
 """
 import argparse
-import json
 import os
 import re
 import subprocess
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def num(v):
-    return {"set": True, "infinite": False, "number": v}
-
-
-def dumps(nodes, accounts=100, users=1000, per_user=2, qos=20, licenses=10, resv=20):
-    tres = ["cpu", "mem", "energy", "node", "billing", "fs/disk", "vmem", "pages",
-            "gres/gpu"] + [f"license/lic{i}" for i in range(licenses)]
-    tres_list = [{"name": t, "value": 0} for t in tres]
-    lines = [{"id": 1, "name": "root", "parent": "", "type": ["ASSOCIATION"],
-              "shares": {"set": False, "infinite": False, "number": 0},
-              "shares_normalized": num(1.0), "effective_usage": num(1.0), "usage": 1000000,
-              "tres": {"usage": tres_list}}]
-    aid = 2
-    for a in range(accounts):
-        lines.append({"id": aid, "name": f"acct{a}", "parent": "root", "type": ["ASSOCIATION"],
-                      "shares": num(1 + a % 7), "shares_normalized": num(1.0 / accounts),
-                      "usage_normalized": num(0.01), "effective_usage": num(0.01),
-                      "usage": 10000 + a, "fairshare": {"factor": num(0.0), "level": num(1.0)},
-                      "tres": {"usage": tres_list}})
-        aid += 1
-    for u in range(users):
-        for k in range(per_user):
-            a = (u * per_user + k) % accounts
-            lines.append({"id": aid, "name": f"user{u}", "parent": f"acct{a}", "type": ["USER"],
-                          "shares": num(1), "shares_normalized": num(0.05),
-                          "usage_normalized": num(0.001), "effective_usage": num(0.001),
-                          "usage": u + k, "fairshare": {"factor": num(0.5), "level": num(1.0)},
-                          "tres": {"usage": tres_list}})
-            aid += 1
-    q = [{"name": f"qos{i}", "id": i + 1, "priority": num(i),
-          "limits": {"max": {"active_jobs": {"count": num(100 + i)},
-                             "jobs": {"active_jobs": {"per": {"user": num(10)}}},
-                             "tres": {"total": [{"type": "cpu", "name": "", "count": 1000}],
-                                      "per": {"user": [{"type": "gres", "name": "gpu",
-                                                        "count": 8}]}}}}}
-         for i in range(qos)]
-    lic = [{"LicenseName": f"lic{i}" + ("@srv" if i < 3 else ""), "Total": 100, "Used": i,
-            "Free": 100 - i, "Reserved": 0, "Remote": i < 3, "LastConsumed": i,
-            "LastDeficit": 0, "LastUpdate": 1800000000} for i in range(licenses)]
-    rv = [{"name": f"resv{i}", "users": "user1", "node_list": nodes[i], "partition": "",
-           "flags": ["MAINT"], "start_time": num(1799990000), "end_time": num(1800090000),
-           "node_count": 1, "core_count": 64} for i in range(resv)]
-    return ({"shares": {"shares": lines, "total_shares": 0}}, {"qos": q},
-            {"licenses": lic, "last_update": num(1800000000)},
-            {"reservations": rv, "last_update": num(1800000000)})
 
 
 def main():
@@ -88,17 +40,11 @@ def main():
     with tempfile.TemporaryDirectory(prefix="sm-acct-bench.") as tmp:
         c = os.path.join(tmp, "c")
         subprocess.run([shim, "generate", "--nodes", str(a.nodes), "--jobs", str(a.jobs),
-                        "--out", c],
+                        "--users", str(a.users), "--accounts", "100", "--user-accounts", "2",
+                        "--qos", "20", "--licenses", "10", "--reservations", "20",
+                        "--odd-names", "0", "--out", c],
                        check=True, capture_output=True)
-        with open(os.path.join(c, "nodes.json")) as f:
-            names = [n["name"] for n in json.load(f)["nodes"][:20]]
         files = sorted(os.path.join(c, f) for f in os.listdir(c))
-        for name, doc in zip(("sshare.json", "qos.json", "licenses.json", "reservations.json"),
-                             dumps(names, users=a.users)):
-            p = os.path.join(tmp, name)
-            with open(p, "w") as f:
-                json.dump(doc, f)
-            files.append(p)
         mon = subprocess.run([shim, "render", "-q", "--plugin", plugin, "--path", "/monitoring"]
                              + files, check=True, capture_output=True, text=True).stdout
         body = subprocess.run([shim, "render", "-q", "--plugin", plugin] + files,

@@ -21,36 +21,13 @@
 #include <map>
 #include <random>
 
+#include "generate_parts.h"
 #include "input.h"
 #include "slurm_json.h"
 #include "vocabulary.h"
 
 namespace shim {
 namespace {
-
-class Rng {
- public:
-  explicit Rng(uint64_t seed) : gen_(seed * 0x9E3779B97F4A7C15ull + 1) {}
-  int64_t Range(int64_t lo, int64_t hi) {  // inclusive
-    return std::uniform_int_distribution<int64_t>(lo, hi)(gen_);
-  }
-  double Unit() { return std::uniform_real_distribution<double>(0, 1)(gen_); }
-  bool Chance(double p) { return Unit() < p; }
-  template <typename T>
-  const T& Pick(const std::vector<T>& v) {
-    return v[static_cast<size_t>(Range(0, static_cast<int64_t>(v.size()) - 1))];
-  }
-  std::string Alnum(int n) {
-    static const char kChars[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-    std::string s;
-    for (int i = 0; i < n; ++i) s += kChars[Range(0, 35)];
-    return s;
-  }
-
- private:
-  std::mt19937_64 gen_;
-};
-
 
 // What a node is meant to be; its state words follow from it and from what
 // the jobs placed on it took.
@@ -72,12 +49,6 @@ struct NodePlan {
   int alloc_gpus = 0;
 };
 
-struct User {
-  int64_t uid;
-  std::string name;
-  bool resolvable;
-};
-
 // Everything a generation step reads and adds to.
 struct Gen {
   explicit Gen(const GenerateOptions& o) : opt(o), rng(o.seed), now(o.now) {}
@@ -89,44 +60,16 @@ struct Gen {
   std::vector<NodeIn> nodes;
   std::vector<NodePlan> plans;  // one per node
   std::vector<JobIn> jobs;
+  std::vector<std::string> reservations;
   int64_t next_id = 100000;
 };
 
-// Consecutive runs of numbered names in Slurm's ranged form.
-std::string RangedHosts(const Gen& g, const std::vector<size_t>& on) {
-  std::map<std::string, std::vector<int>> by_prefix;
-  std::vector<std::string> order;
-  for (size_t i : on) {
-    const std::string& name = g.nodes[i].name;
-    const std::string prefix = name.substr(0, name.size() - 5);
-    if (!by_prefix.count(prefix)) order.push_back(prefix);
-    by_prefix[prefix].push_back(g.plans[i].number);
-  }
-  std::string out;
-  for (const std::string& prefix : order) {
-    std::vector<int>& nums = by_prefix[prefix];
-    std::sort(nums.begin(), nums.end());
-    if (!out.empty()) out += ',';
-    if (nums.size() == 1) {
-      char b[16];
-      snprintf(b, sizeof b, "%05d", nums[0]);
-      out += prefix + b;
-      continue;
-    }
-    out += prefix + "[";
-    for (size_t i = 0; i < nums.size();) {
-      size_t j = i;
-      while (j + 1 < nums.size() && nums[j + 1] == nums[j] + 1) ++j;
-      char b[32];
-      if (j == i) snprintf(b, sizeof b, "%05d", nums[i]);
-      else snprintf(b, sizeof b, "%05d-%05d", nums[i], nums[j]);
-      if (i) out += ',';
-      out += b;
-      i = j + 1;
-    }
-    out += "]";
-  }
-  return out;
+// The nodes `on` in Slurm's ranged form.
+std::string HostsOf(const Gen& g, const std::vector<size_t>& on) {
+  std::vector<std::string> names;
+  names.reserve(on.size());
+  for (size_t i : on) names.push_back(g.nodes[i].name);
+  return RangedHosts(names);
 }
 
 std::string Tres(int64_t cpus, int64_t mem_mb, int64_t nodes, int gpus) {
@@ -172,23 +115,11 @@ const std::vector<std::string>& PendingReasons() {
   return r;
 }
 
-
 std::vector<std::string> PartitionNames(int64_t count) {
   static const char* const kNames[] = {"main", "gpu", "cpu", "debug", "long", "preempt"};
   std::vector<std::string> out;
   for (int64_t i = 0; i < count; ++i)
     out.push_back(i < 6 ? std::string(kNames[i]) : "part" + std::to_string(i));
-  return out;
-}
-
-// uid 10001.. "user0001"; every 25th cannot be resolved.
-std::vector<User> Users(int64_t count) {
-  std::vector<User> out;
-  for (int64_t i = 0; i < count; ++i) {
-    char b[32];
-    snprintf(b, sizeof b, "user%04d", static_cast<int>(i + 1));
-    out.push_back({10001 + i, b, (i + 1) % 25 != 0});
-  }
   return out;
 }
 
@@ -283,6 +214,7 @@ void Reserve(Gen& g) {
     else
       reservations.push_back("project-" + g.rng.Alnum(8) + "-" + std::to_string(r));
   }
+  g.reservations = reservations;
   if (reservations.empty()) return;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     if (g.plans[i].kind == Kind::kIdle && g.rng.Chance(0.15)) {
@@ -301,7 +233,7 @@ JobIn NewJob(Gen& g, const User& u) {
   j.user_name = u.resolvable ? u.name : "";
   j.mail_user = *j.user_name;
   if (rng.Chance(0.1)) j.mail_user = u.name + "@example.org";
-  j.account = "acct-" + std::to_string(u.uid % 7);
+  j.account = JobAccount(u.uid, g.opt.accounts);
   j.name = rng.Pick(JobNames());
   j.batch = j.name != "interactive" && j.name != "bash";
   j.work_dir = "/home/" + u.name + "/work/" + rng.Alnum(6);
@@ -350,7 +282,7 @@ void Allocate(Gen& g, JobIn& j, const std::vector<size_t>& on, int cpus_each_max
     total_gpus += gp;
   }
   const auto count = static_cast<int64_t>(on.size());
-  j.nodes = RangedHosts(g, on);
+  j.nodes = HostsOf(g, on);
   j.node_count = Num::Of(count);
   j.cpus = Num::Of(total_cpus);
   j.memory_per_node = Num::Of(on.empty() ? 0 : total_mem / count);
@@ -466,7 +398,7 @@ void Finished(Gen& g, JobIn& j) {
   std::sort(hosts.begin(), hosts.end());
   hosts.erase(std::unique(hosts.begin(), hosts.end()), hosts.end());
   j.node_count = Num::Of(static_cast<int64_t>(hosts.size()));
-  j.nodes = RangedHosts(g, hosts);
+  j.nodes = HostsOf(g, hosts);
   j.tres_alloc = j.tres_req;
 }
 
@@ -595,6 +527,58 @@ DiagIn Diag(Gen& g) {
 
 }  // namespace
 
+// ---- Shared with the accounting side (generate_parts.h) -------------------
+
+// uid 10001.. "user0001"; every 25th cannot be resolved.
+std::vector<User> Users(int64_t count) {
+  std::vector<User> out;
+  for (int64_t i = 0; i < count; ++i) {
+    char b[32];
+    snprintf(b, sizeof b, "user%04d", static_cast<int>(i + 1));
+    out.push_back({10001 + i, b, (i + 1) % 25 != 0});
+  }
+  return out;
+}
+
+std::string JobAccount(int64_t uid, int64_t accounts) {
+  return "acct-" + std::to_string(uid % accounts);
+}
+
+std::string RangedHosts(const std::vector<std::string>& names) {
+  std::map<std::string, std::vector<int>> by_prefix;
+  std::vector<std::string> order;
+  for (const std::string& name : names) {
+    const std::string prefix = name.substr(0, name.size() - 5);
+    if (!by_prefix.count(prefix)) order.push_back(prefix);
+    by_prefix[prefix].push_back(std::stoi(name.substr(name.size() - 5)));
+  }
+  std::string out;
+  for (const std::string& prefix : order) {
+    std::vector<int>& nums = by_prefix[prefix];
+    std::sort(nums.begin(), nums.end());
+    if (!out.empty()) out += ',';
+    if (nums.size() == 1) {
+      char b[16];
+      snprintf(b, sizeof b, "%05d", nums[0]);
+      out += prefix + b;
+      continue;
+    }
+    out += prefix + "[";
+    for (size_t i = 0; i < nums.size();) {
+      size_t j = i;
+      while (j + 1 < nums.size() && nums[j + 1] == nums[j] + 1) ++j;
+      char b[32];
+      if (j == i) snprintf(b, sizeof b, "%05d", nums[i]);
+      else snprintf(b, sizeof b, "%05d-%05d", nums[i], nums[j]);
+      if (i) out += ',';
+      out += b;
+      i = j + 1;
+    }
+    out += "]";
+  }
+  return out;
+}
+
 ClusterIn GenerateCluster(const GenerateOptions& opt) {
   Gen g(opt);
   g.partitions = PartitionNames(opt.partitions);
@@ -611,6 +595,7 @@ ClusterIn GenerateCluster(const GenerateOptions& opt) {
   c.diag = Diag(g);
   c.nodes = std::move(g.nodes);
   c.jobs = std::move(g.jobs);
+  GenerateAccounting(opt, g.rng, g.users, g.reservations, c);
   return c;
 }
 
@@ -625,7 +610,11 @@ void Generate(const GenerateOptions& opt) {
   std::cerr << "soperator-metrics-shim: wrote " << opt.out << "/nodes.json ("
             << c.nodes->size() << " nodes, " << busy_nodes << " busy), " << opt.out
             << "/jobs.json (" << c.jobs->size() << " jobs, " << running_jobs
-            << " running), " << opt.out << "/sdiag.json; now=" << opt.now << "\n";
+            << " running), " << opt.out << "/sdiag.json, " << opt.out << "/sshare.json ("
+            << c.shares->size() << " lines), " << opt.out << "/qos.json (" << c.qos->size()
+            << " QoS), " << opt.out << "/licenses.json (" << c.licenses->size() << " licenses), "
+            << opt.out << "/reservations.json (" << c.reservations->size()
+            << " reservations); now=" << opt.now << "\n";
 }
 
 }  // namespace shim

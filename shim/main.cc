@@ -38,8 +38,9 @@ constexpr const char* kUsage =
     "  soperator-metrics-shim slurmctld --plugin METRICS_SO --router STANDIN_SO\n"
     "        [--now UNIX] [--conf FILE] [-v|-q] INPUT... < REQUESTS.jsonl\n"
     "  soperator-metrics-shim generate --nodes N --jobs M [--partitions P]\n"
-    "        [--reservations R] [--users U] [--rpc-types T] [--seed S]\n"
-    "        [--now UNIX] --out DIR\n"
+    "        [--reservations R] [--users U] [--rpc-types T] [--accounts A]\n"
+    "        [--user-accounts K] [--qos Q] [--licenses L] [--odd-names N]\n"
+    "        [--seed S] [--now UNIX] --out DIR\n"
     "  soperator-metrics-shim version\n"
     "\n"
     "INPUT: Slurm's JSON (scontrol show nodes|jobs|partitions --json, squeue\n"
@@ -112,6 +113,11 @@ Args ParseArgs(int argc, char** argv) {
     else if (arg == "--reservations") a.gen.reservations = ParseInt(arg, value(), 0, 10000);
     else if (arg == "--users") a.gen.users = ParseInt(arg, value(), 1, 1000000);
     else if (arg == "--rpc-types") a.gen.rpc_types = ParseInt(arg, value(), 0, 10000);
+    else if (arg == "--accounts") a.gen.accounts = ParseInt(arg, value(), 1, 100000);
+    else if (arg == "--user-accounts") a.gen.user_accounts = ParseInt(arg, value(), 1, 1000);
+    else if (arg == "--qos") a.gen.qos = ParseInt(arg, value(), 0, 10000);
+    else if (arg == "--licenses") a.gen.licenses = ParseInt(arg, value(), 0, 10000);
+    else if (arg == "--odd-names") a.gen.odd_names = ParseInt(arg, value(), 0, 1000);
     else if (arg == "--seed") a.gen.seed = static_cast<uint64_t>(ParseInt(arg, value(), 0, INT64_MAX));
     else if (arg == "--out") {
       a.gen.out = value();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "slurm_json.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -61,6 +62,30 @@ ordered_json Envelope(const char* command, const std::string& cluster, int64_t n
           {"warnings", ordered_json::array()}};
 }
 
+// The accounting dumps are 24.11.5's (data_parser v0.0.42, the release of
+// tests/fixtures/24.11.5-accounting): meta as its clients print it, argv
+// after the command word included; scontrol's answers carry last_update
+// first, sacctmgr's and sshare's none.
+ordered_json Envelope2411(std::vector<std::string> argv, const std::string& cluster,
+                          const int64_t* now) {
+  ordered_json e = ordered_json::object();
+  if (now) e["last_update"] = Struct(Num::Of(*now));
+  e["meta"] = {
+      {"plugin",
+       {{"type", ""}, {"name", ""}, {"data_parser", "data_parser/v0.0.42"},
+        {"accounting_storage", "accounting_storage/slurmdbd"}}},
+      {"client", {{"source", ""}, {"user", "root"}, {"group", "root"}}},
+      {"command", argv},
+      {"slurm",
+       {{"version", {{"major", "24"}, {"micro", "5"}, {"minor", "11"}}},
+        {"release", "24.11.5"},
+        {"cluster", cluster}}},
+  };
+  e["errors"] = ordered_json::array();
+  e["warnings"] = ordered_json::array();
+  return e;
+}
+
 // Strings the model kept byte for byte (Slurm copies node reasons and job
 // names unchecked) are not UTF-8: they come out with U+FFFD, as valid JSON.
 std::string Dump(const ordered_json& j) {
@@ -83,14 +108,15 @@ class File {
   std::ofstream f_;
 };
 
-// {"KEY": [records...], <envelope's members>}: the records one by one,
-// `write(out, record)` appending each to a buffer flushed every MiB.
+// OPEN records... CLOSE <envelope's members>}: the records one by one,
+// `write(out, record)` appending each to a buffer flushed every MiB. OPEN
+// is `{"KEY":[` for a plain array document.
 template <typename T, typename Write>
-void WriteArrayDocument(const std::string& path, const char* key,
-                        const std::vector<T>& records, Write write,
-                        const ordered_json& envelope) {
+void WriteRecordsDocument(const std::string& path, const std::string& open,
+                          const std::vector<T>& records, Write write, const std::string& close,
+                          const ordered_json& envelope) {
   File f(path);
-  std::string buf = "{" + Dump(key) + ":[";
+  std::string buf = open;
   for (size_t i = 0; i < records.size(); ++i) {
     if (i) buf += ',';
     write(buf, records[i]);
@@ -100,11 +126,18 @@ void WriteArrayDocument(const std::string& path, const char* key,
     }
   }
   const std::string rest = Dump(envelope);  // "{...}": its members follow ours
-  buf += "],";
+  buf += close;
   buf += std::string_view(rest).substr(1);
   buf += "\n";
   f.Put(buf);
   f.Close();
+}
+
+template <typename T, typename Write>
+void WriteArrayDocument(const std::string& path, const char* key,
+                        const std::vector<T>& records, Write write,
+                        const ordered_json& envelope) {
+  WriteRecordsDocument(path, "{" + Dump(key) + ":[", records, write, "],", envelope);
 }
 
 // nlohmann's text for a string (dump() with error_handler_t::replace): the
@@ -180,6 +213,15 @@ class Object {
   // Plain integers: Slurm prints no unset form for them.
   void Plain(std::string_view key, const Num& n) {
     if (n.has()) Int(key, n.value);
+  }
+  // A double in the same form (sshare's factors); numbers as nlohmann and
+  // Slurm print them: shortest round trip, 1.0 for one.
+  void RealStruct(std::string_view key, const Real& r) {
+    if (r.kind == Num::kAbsent) return;
+    std::string& out = Member(key);
+    out += r.has() ? "{\"set\":true," : "{\"set\":false,";
+    out += r.kind == Num::kInfinite ? "\"infinite\":true," : "\"infinite\":false,";
+    out += "\"number\":" + ordered_json(r.has() ? r.value : 0.0).dump() + "}";
   }
 
  private:
@@ -268,6 +310,119 @@ void WriteJob(std::string& out, const JobIn& j) {
   if (j.alloc) WriteAllocation(o.Member("job_resources"), j);
 }
 
+
+// ---- The accounting side, as 24.11.5's clients print it -------------------
+
+// scontrol show licenses --json; Free as the client library computes it
+// (slurm_protocol_pack.c: Total - Used - LastDeficit, 0 below that).
+void WriteLicense(std::string& out, const LicenseIn& l) {
+  Object o(out);
+  o.Str("LicenseName", l.name);
+  o.Int("Total", l.total);
+  o.Int("Used", l.used);
+  o.Int("Free", std::max<int64_t>(0, l.total - l.used - l.last_deficit));
+  o.Bool("Remote", l.remote);
+  o.Int("Reserved", l.reserved);
+  o.Int("LastConsumed", l.last_consumed);
+  o.Int("LastDeficit", l.last_deficit);
+  o.Int("LastUpdate", l.last_update);
+}
+
+// scontrol show reservations --json.
+void WriteReservation(std::string& out, const ReservationIn& r) {
+  Object o(out);
+  o.Plain("core_count", r.core_count);
+  o.Struct("end_time", r.end_time);
+  o.Strs("flags", r.flags);
+  o.Str("name", r.name);
+  o.Plain("node_count", r.node_count);
+  o.Str("node_list", r.node_list);
+  o.Str("partition", r.partition);
+  Object(o.Member("purge_completed")).Struct("time", r.purge_completed);
+  o.Struct("start_time", r.start_time);
+  o.Str("users", r.users);
+}
+
+// data_parser's TRES list: "gres/gpu" is {"type": "gres", "name": "gpu"}.
+void WriteTresList(std::string& out, const std::vector<TresIn>& list) {
+  out += '[';
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (i) out += ',';
+    const size_t slash = list[i].name.find('/');
+    Object t(out);
+    t.Str("type", list[i].name.substr(0, slash));
+    t.Str("name", slash == std::string::npos ? "" : list[i].name.substr(slash + 1));
+    t.Int("count", list[i].count);
+  }
+  out += ']';
+}
+
+// sacctmgr show qos --json: the limits at data_parser v0.0.42's paths.
+void WriteQos(std::string& out, const QosIn& q) {
+  Object o(out);
+  o.Int("id", q.id);
+  {
+    Object limits(o.Member("limits"));
+    Object max(limits.Member("max"));
+    Object(max.Member("active_jobs")).Struct("count", q.grp_jobs);
+    {
+      Object jobs(max.Member("jobs"));
+      jobs.Struct("count", q.grp_submit_jobs);
+      {
+        Object active(jobs.Member("active_jobs"));
+        Object(active.Member("per")).Struct("user", q.max_jobs_per_user);
+      }
+      Object(jobs.Member("per")).Struct("user", q.max_submit_jobs_per_user);
+    }
+    {
+      Object tres(max.Member("tres"));
+      WriteTresList(tres.Member("total"), q.grp_tres);
+      Object per(tres.Member("per"));
+      WriteTresList(per.Member("user"), q.max_tres_per_user);
+    }
+    Object wall(max.Member("wall_clock"));
+    Object(wall.Member("per")).Struct("job", q.max_wall_per_job);
+  }
+  o.Str("name", q.name);
+  o.Struct("priority", q.priority);
+}
+
+// One line of sshare -a --json. Every line lists assoc_mgr's TRES in its
+// usage; the model holds no per-TRES usage (the plugin reads RawUsage), so
+// those values are 0.
+void WriteShare(std::string& out, const ShareIn& s, const std::string& cluster,
+                const std::vector<std::string>& tres_names) {
+  Object o(out);
+  o.Int("id", s.id);
+  o.Str("cluster", cluster);
+  o.Str("name", s.name);
+  o.Str("parent", s.parent);
+  o.Str("partition", s.partition);
+  o.RealStruct("shares_normalized", s.shares_normalized);
+  o.Struct("shares", s.shares);
+  {
+    Object tres(o.Member("tres"));
+    std::string& usage = tres.Member("usage");
+    usage += '[';
+    for (size_t i = 0; i < tres_names.size(); ++i) {
+      if (i) usage += ',';
+      Object t(usage);
+      t.Str("name", tres_names[i]);
+      t.Member("value") += "0.0";
+    }
+    usage += ']';
+  }
+  o.RealStruct("effective_usage", s.effective_usage);
+  o.RealStruct("usage_normalized", s.usage_normalized);
+  o.Int("usage", s.usage);
+  {
+    Object fairshare(o.Member("fairshare"));
+    fairshare.RealStruct("factor", s.fairshare_factor);
+    fairshare.RealStruct("level", s.fairshare_level);
+  }
+  o.Strs("type", {s.user ? "USER" : "ASSOCIATION"});
+}
+
 }  // namespace
 
 ordered_json PartitionJson(const PartitionIn& p) {
@@ -321,6 +476,22 @@ void WriteDumps(const ClusterIn& c, int64_t now, const std::string& dir) {
     WriteArrayDocument(dir + "/partitions.json", "partitions", *c.partitions,
                        [](std::string& out, const PartitionIn& p) { out += Dump(PartitionJson(p)); },
                        Envelope("scontrol show partitions --json", cluster, now));
+  if (c.licenses)
+    WriteArrayDocument(dir + "/licenses.json", "licenses", *c.licenses, WriteLicense,
+                       Envelope2411({"show"}, cluster, &now));
+  if (c.reservations)
+    WriteArrayDocument(dir + "/reservations.json", "reservations", *c.reservations,
+                       WriteReservation, Envelope2411({"show"}, cluster, &now));
+  if (c.qos)
+    WriteArrayDocument(dir + "/qos.json", "qos", *c.qos, WriteQos,
+                       Envelope2411({}, cluster, nullptr));
+  // sshare's {"shares": {"shares": [...], "total_shares": N}}: slurmctld
+  // never sets tot_shares, so 24.11.5 prints 0.
+  if (c.shares)
+    WriteRecordsDocument(
+        dir + "/sshare.json", "{\"shares\":{\"shares\":[", *c.shares,
+        [&](std::string& out, const ShareIn& s) { WriteShare(out, s, cluster, c.tres_names); },
+        "],\"total_shares\":0},", Envelope2411({"sshare", "-a"}, cluster, nullptr));
   if (c.diag) {
     ordered_json doc = {{"statistics", DiagJson(*c.diag)}};
     doc.update(Envelope("sdiag --json", cluster, now));

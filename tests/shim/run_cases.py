@@ -9,6 +9,8 @@ A case is a JSON object:
   run           "render" (default) or "scenario"
   inputs        render: paths relative to the case file, or inline
                 {"name": "nodes.json", "json": {...}} / {"name": .., "text": ".."}
+  generate      `soperator-metrics-shim generate` arguments (without --out):
+                every file it writes is an input, before `inputs`
   scenario      scenario: the scenario object (docs/shim.md); its steps'
                 "files" are relative to the case file
   args          extra command-line arguments
@@ -160,6 +162,14 @@ def run_case(path, a, tmp):
         with open(sc, "w") as f:
             json.dump(resolve_files(case["scenario"], base), f)
         cmd.append(sc)
+    if "generate" in case:
+        out = os.path.join(tmp, name + ".generated")
+        g = subprocess.run([a.shim, "generate"] + case["generate"] + ["--out", out],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if g.returncode:
+            print(f"FAIL {name}: generate exited {g.returncode}: {g.stderr.strip()}")
+            return False
+        cmd += [os.path.join(out, f) for f in sorted(os.listdir(out))]
     for i, inp in enumerate(case.get("inputs", [])):
         if isinstance(inp, str):
             cmd.append(os.path.join(base, inp))
