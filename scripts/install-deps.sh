@@ -33,6 +33,8 @@ packages=(
 	prometheus victoria-metrics python3 python3-prometheus-client curl openssl
 	# benchmarks and packaging
 	wrk hyperfine valgrind rpm rpmlint iproute2
+	# stacks of a hung slurmctld (tests/integration/test_shutdown.py)
+	gdb
 	# packaging tests: .deb checks, rpm2cpio's archive, example YAML
 	lintian cpio python3-yaml
 )

@@ -65,6 +65,33 @@ def wait_exit(pid, timeout):
     return None
 
 
+def thread_stacks(pid):
+    """Every thread's stack of a hung slurmctld, from gdb (installed by
+    scripts/install-deps.sh): which lock or join it waits on is the whole
+    diagnosis, and the round that hangs is rarely reproducible."""
+    gdb = shutil.which("gdb")
+    if not gdb:
+        return "(gdb not installed: no stacks)"
+    try:
+        out = subprocess.run([gdb, "-p", str(pid), "-batch", "-nx",
+                              "-ex", "set pagination off",
+                              "-ex", "thread apply all bt 25"],
+                             capture_output=True, text=True, errors="replace",
+                             timeout=120).stdout
+    except subprocess.TimeoutExpired:
+        return "(gdb did not finish in 120 s)"
+    return "\n".join(l for l in out.splitlines()
+                     if l.startswith(("Thread ", "#")))
+
+
+def log_tail(path, lines=20):
+    try:
+        with open(path, errors="replace") as f:
+            return "".join(f.readlines()[-lines:])
+    except OSError as e:
+        return f"({e})"
+
+
 def describe(status):
     if os.WIFEXITED(status):
         return f"exit status {os.WEXITSTATUS(status)}"
@@ -215,6 +242,12 @@ def main():
             problems = []
             if status is None:
                 problems.append("still running 60 s after SIGTERM")
+                stacks = thread_stacks(pid)
+                with open(os.path.join(c.cdir, "log", f"hang.round{rnd}"), "w") as f:
+                    f.write(stacks)
+                problems.append("slurmctld.log ends:\n" +
+                                log_tail(os.path.join(c.cdir, "log", "slurmctld.log")))
+                problems.append("its threads:\n" + stacks)
                 os.kill(pid, signal.SIGKILL)
                 wait_exit(pid, 10)
             elif not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
