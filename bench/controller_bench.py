@@ -271,7 +271,9 @@ class Controller:
         self.plugin_dir = os.path.dirname(plugin_so)
         self.conf = os.path.join(workdir, "etc", "slurm.conf")
         self.env = dict(os.environ, SLURM_CONF=self.conf)
-        self.port = loopback.port_base((1, 2))
+        # slurmd, slurmdbd and MariaDB (--accounting, as test-cluster.sh
+        # places them), the nodes' port nobody listens on.
+        self.port = loopback.port_base((1, 2, 3, 84))
         self.metrics_port = free_port()
         self.monitoring_port = free_port()
         self.proc = None
@@ -323,11 +325,16 @@ class Controller:
         ]
         if plugin:
             lines.append("JobSubmitPlugins=soperator")
+        if a.accounting:
+            # test-cluster.sh start-accounting's slurmdbd, multifactor
+            # priority and licenses; then two licenses more.
+            lines += [f"Include {self.dir}/etc/accounting.conf",
+                      "Licenses=matlab:4,comsol:2,ansys:16,abaqus:64"]
         if self.metrics_type:
             lines.append(f"MetricsType={self.metrics_type}")
         lines += [
             # A port nobody listens on: defined, never registered.
-            f"NodeName={rng(1, n)} NodeAddr=127.0.0.1 Port={self.port + 2} "
+            f"NodeName={rng(1, n)} NodeAddr=127.0.0.1 Port={self.port + 84} "
             "CPUs=64 Boards=1 SocketsPerBoard=2 CoresPerSocket=32 ThreadsPerCore=1 "
             "RealMemory=512000 State=CLOUD",
             "PartitionName=all Nodes=ALL Default=YES MaxTime=INFINITE State=UP",
@@ -420,6 +427,116 @@ class Controller:
         return len(r.stdout.split())
 
 
+# -------------------------------------------------------------- accounting
+
+class Accounting:
+    """--accounting: MariaDB and slurmdbd (scripts/test-cluster.sh
+    start-accounting, on the controller's port base), the associations, QoS
+    and remote license created with one sacctmgr, reservations created with
+    scontrol once slurmctld runs, and association updates pushed from
+    slurmdbd while we measure."""
+
+    def __init__(self, args, ctl):
+        self.args, self.ctl = args, ctl
+        self.script = os.path.join(ROOT, "scripts", "test-cluster.sh")
+        self.env = dict(ctl.env, SM_TEST_SLURM_PREFIX=args.slurm_prefix)
+        self.accounts = [f"ba{i + 1:03d}" for i in range(args.accounts)]
+        self.started = False
+
+    def start(self):
+        slurmctld = os.path.join(self.args.slurm_prefix, "sbin", "slurmctld")
+        version = subprocess.run([slurmctld, "-V"], capture_output=True, text=True,
+                                 check=True).stdout.split()[-1]
+        self.started = True
+        subprocess.run([self.script, "start-accounting", version, self.ctl.dir,
+                        "--port-base", str(self.ctl.port)], env=self.env, check=True,
+                       stdout=subprocess.DEVNULL)
+
+    def stop(self):
+        if self.started:
+            subprocess.run([self.script, "stop", self.ctl.dir], env=self.env,
+                           stdout=subprocess.DEVNULL)
+            self.started = False
+
+    def sacctmgr(self, commands, timeout):
+        with open(os.path.join(self.ctl.dir, "log", "sacctmgr.out"), "a") as log_f:
+            r = subprocess.run([self.ctl.bin("sacctmgr"), "-i"], input="\n".join(commands) + "\n",
+                               env=self.ctl.env, stdout=log_f, stderr=subprocess.STDOUT,
+                               text=True, timeout=timeout)
+        if r.returncode:
+            raise RuntimeError(f"sacctmgr failed; see {self.ctl.dir}/log/sacctmgr.out")
+
+    def load(self):
+        """Before slurmctld starts, so that it loads them from slurmdbd:
+        the cluster, --qos QoS, --accounts accounts under root,
+        --assoc-users users spread over them (one command per account),
+        the benchmark's job users (one account each, round robin) and a
+        remote license."""
+        a = self.args
+        cmds = ["add cluster smbench"]
+        cmds += [f"add qos bq{i:02d} Priority={i} GrpJobs={100 * i} MaxJobsPerUser={10 * i} "
+                 f"GrpTRES=cpu={640 * i} MaxWall={60 * i}" for i in range(1, a.qos + 1)]
+        cmds.append(f"add account {','.join(self.accounts)} Description=bench Organization=sm")
+        per = -(-a.assoc_users // len(self.accounts))
+        names = [f"bu{i + 1:04d}" for i in range(a.assoc_users)]
+        for k, acct in enumerate(self.accounts):
+            group = names[k * per:(k + 1) * per]
+            if group:
+                q = f"bq{k % a.qos + 1:02d}" if a.qos else "normal"
+                cmds.append(f"add user {','.join(group)} Account={acct} Fairshare={k % 7 + 1} "
+                            f"QOS=normal,{q}")
+        cmds += [f"add user {USER_PREFIX}{i + 1:02d} Account={self.accounts[i % len(self.accounts)]}"
+                 for i in range(a.users)]
+        cmds.append("add resource fluent Server=flexlm Type=License Count=10 Cluster=smbench "
+                    "PercentAllowed=50 LastConsumed=3")
+        t0 = time.monotonic()
+        self.sacctmgr(cmds, timeout=1800)
+        secs = time.monotonic() - t0
+        r = subprocess.run([self.ctl.bin("sacctmgr"), "-n", "-P", "show", "assoc",
+                            "cluster=smbench", "format=id"], env=self.ctl.env,
+                           capture_output=True, text=True, check=True)
+        return {"seconds": secs, "commands": len(cmds), "associations": len(r.stdout.split()),
+                "accounts": len(self.accounts), "users": a.assoc_users + a.users, "qos": a.qos}
+
+    def reservations(self):
+        """--reservations on 10 nodes each: half active, half a day ahead;
+        users, accounts, flags and a license vary."""
+        a = self.args
+        w = len(str(a.nodes))
+        t0 = time.monotonic()
+        for i in range(a.reservations):
+            lo = 1 + (i * 10) % max(1, a.nodes - 10)
+            spec = [f"ReservationName=bres{i + 1:02d}",
+                    f"Nodes=n[{lo:0{w}d}-{lo + 9:0{w}d}]",
+                    "StartTime=now" if i % 2 == 0 else "StartTime=now+1day",
+                    "Duration=1-0" if i % 2 == 0 else "Duration=120",
+                    f"Users={USER_PREFIX}{i % a.users + 1:02d}" if i % 3 else
+                    f"Accounts={self.accounts[i % len(self.accounts)]}"]
+            if i % 4 == 1:
+                spec.append("Flags=MAINT")
+            if i == 0:
+                spec.append("Licenses=matlab:1")
+            r = subprocess.run([self.ctl.bin("scontrol"), "create", "reservation"] + spec,
+                               env=self.ctl.env, capture_output=True, text=True, timeout=60)
+            if r.returncode:
+                raise RuntimeError(f"scontrol create reservation {' '.join(spec)}: "
+                                   f"{r.stdout}{r.stderr}")
+        return {"count": a.reservations, "seconds": time.monotonic() - t0}
+
+    def updates(self, seconds):
+        """Fairshare changes of accounts, one every 2 s: slurmdbd sends each
+        to slurmctld, which applies it under assoc_mgr's write locks."""
+        end, n = time.monotonic() + seconds, 0
+        while time.monotonic() < end:
+            acct = self.accounts[n % len(self.accounts)]
+            t = time.monotonic()
+            self.sacctmgr([f"modify account where name={acct} cluster=smbench "
+                           f"set fairshare={n % 9 + 1}"], timeout=60)
+            n += 1
+            time.sleep(max(0.0, min(2.0 - (time.monotonic() - t), end - time.monotonic())))
+        return n
+
+
 # ----------------------------------------------------------------- uprobes
 
 class LockTracer:
@@ -434,24 +551,37 @@ class LockTracer:
         r"(?:conf=(\d+) job=(\d+) node=(\d+) part=(\d+) fed=(\d+) (?:sel=(\d+) )?)?"
         r'comm="(.*)"\s*$')
     RET = re.compile(r"lock_r: \((0x[0-9a-f]+) <- (0x[0-9a-f]+)\)")
+    # --accounting: assoc_mgr_lock/unlock (a_lock_e, a_lock_r, a_unlock_e)
+    # and the entry/return of our sub-collectors (sub_e_NAME, sub_r_NAME).
+    OTHER = re.compile(
+        r"^\s*.+?-(\d+)\s+\(\s*([\d-]+)\)\s+\[\d+\]\s+\S+\s+([\d.]+): "
+        r"(a_lock_e|a_lock_r|a_unlock_e|sub_[er]_\w+): \([^)]*\)\s*(.*?)\s*"
+        r'comm="(.*)"\s*$')
 
-    def __init__(self, slurmctld, out_path, select_node=False):
+    def __init__(self, slurmctld, out_path, select_node=False, libslurmfull=None, plugin=None):
         # 26.05's slurmctld_lock_t has a sixth level, select_node.
         self.select_node = select_node
         self.binary = slurmctld
+        self.libslurmfull = libslurmfull
+        self.plugin = plugin
         self.out_path = out_path
         self.instance = os.path.join(TRACEFS, "instances", f"{UPROBE_GROUP}-{os.getpid()}")
         self.defined = []
         self.reader = None
 
     @staticmethod
-    def file_offset(binary, symbol):
-        nm = subprocess.run(["nm", "-D", "--defined-only", binary],
+    def file_offset(binary, symbol, dynamic=True):
+        """symbol: an exported name (nm -D), or with dynamic=False the
+        start of a demangled local one, e.g. "ns::Class::Method(" (nm -C)."""
+        nm = subprocess.run(["nm", "-D" if dynamic else "-C", "--defined-only", binary],
                             capture_output=True, text=True, check=True).stdout
         vaddr = None
         for line in nm.splitlines():
-            parts = line.split()
-            if len(parts) == 3 and parts[2] == symbol:
+            parts = line.split(maxsplit=2)
+            # Not a function's [clone .cold] part nor its static variables.
+            if len(parts) == 3 and (parts[2] == symbol if dynamic else
+                                    parts[1] in "tT" and parts[2].startswith(symbol)
+                                    and "[clone" not in parts[2] and ")::" not in parts[2]):
                 vaddr = int(parts[0], 16)
         if vaddr is None:
             raise RuntimeError(f"{symbol} not in {binary}")
@@ -490,6 +620,25 @@ class LockTracer:
             ("lock_r", f"r:{UPROBE_GROUP}/lock_r {self.binary}:{lock:#x} comm=$comm:string"),
             ("unlock_e", f"p:{UPROBE_GROUP}/unlock_e {self.binary}:{unlock:#x} {levels} comm=$comm:string"),
         ]
+        if self.libslurmfull:
+            lib = self.libslurmfull
+            # assoc_mgr_lock_t *: seven lock levels, the first argument.
+            alevels = " ".join(f"{k}=+{4 * i}(%di):u32" for i, k in enumerate(ASSOC_LOCK_NAMES))
+            alock = self.file_offset(lib, "assoc_mgr_lock")
+            aunlock = self.file_offset(lib, "assoc_mgr_unlock")
+            defs += [
+                ("a_lock_e", f"p:{UPROBE_GROUP}/a_lock_e {lib}:{alock:#x} {alevels} comm=$comm:string"),
+                ("a_lock_r", f"r:{UPROBE_GROUP}/a_lock_r {lib}:{alock:#x} comm=$comm:string"),
+                ("a_unlock_e", f"p:{UPROBE_GROUP}/a_unlock_e {lib}:{aunlock:#x} {alevels} comm=$comm:string"),
+            ]
+        if self.plugin:
+            for func, sub in SUB_COLLECTORS.items():
+                off = self.file_offset(self.plugin, f"sm::slurm::ControllerSource::{func}(",
+                                       dynamic=False)
+                for kind in "pr":
+                    name = f"sub_{'e' if kind == 'p' else 'r'}_{sub}"
+                    defs.append((name, f"{kind}:{UPROBE_GROUP}/{name} {self.plugin}:{off:#x} "
+                                 "comm=$comm:string"))
         for name, d in defs:
             self._write(os.path.join(TRACEFS, "uprobe_events"), d + "\n", append=True)
             self.defined.append(name)
@@ -525,7 +674,7 @@ class LockTracer:
     def parse(self, tgid):
         """-> list of lock uses: dict(tid, comm, locks, t_req, t_acq, t_rel,
         and ret/func: the caller's return address and lock_slurmctld's, both
-        as mapped in the process)."""
+        as mapped in the process). With --accounting see parse_accounting."""
         uses, open_by_tid = [], {}
         foreign = 0
         with open(self.out_path) as f:
@@ -558,13 +707,56 @@ class LockTracer:
         uses.sort(key=lambda u: u["t_req"])
         return uses, foreign
 
+    def parse_accounting(self, tgid):
+        """-> (assoc_mgr lock uses as parse() gives slurmctld's, each with
+        the seven levels of ASSOC_LOCK_NAMES; {tid: [(t_enter, t_return,
+        sub-collector)]})."""
+        uses, open_by_tid, subs, sub_open = [], {}, {}, {}
+        with open(self.out_path) as f:
+            for line in f:
+                m = self.OTHER.match(line)
+                if not m or not m.group(2).isdigit() or int(m.group(2)) != tgid:
+                    continue
+                tid, ts, ev, rest = int(m.group(1)), float(m.group(3)), m.group(4), m.group(5)
+                if ev == "a_lock_e":
+                    kv = dict(x.split("=", 1) for x in rest.split() if "=" in x)
+                    open_by_tid[tid] = {"tid": tid, "comm": m.group(6), "t_req": ts,
+                                        "t_acq": None, "t_rel": None,
+                                        "locks": tuple(int(kv[k]) for k in ASSOC_LOCK_NAMES)}
+                elif ev == "a_lock_r":
+                    u = open_by_tid.get(tid)
+                    if u and u["t_acq"] is None:
+                        u["t_acq"] = ts
+                elif ev == "a_unlock_e":
+                    u = open_by_tid.pop(tid, None)
+                    if u and u["t_acq"] is not None:
+                        u["t_rel"] = ts
+                        uses.append(u)
+                elif ev.startswith("sub_e_"):
+                    sub_open[tid] = (ts, ev[6:])
+                elif ev.startswith("sub_r_") and tid in sub_open:
+                    t_enter, name = sub_open.pop(tid)
+                    subs.setdefault(tid, []).append((t_enter, ts, name))
+        uses.sort(key=lambda u: u["t_req"])
+        return uses, subs
+
 
 LOCK_NAMES = ("conf", "job", "node", "part", "fed", "select_node")
+# assoc_mgr_lock_t's members, in order (src/common/assoc_mgr.h).
+ASSOC_LOCK_NAMES = ("assoc", "file", "qos", "res", "tres", "user", "wckey")
+# ControllerSource's method for each of our sub-collectors
+# (plugin/service/sub_collectors.h names them).
+SUB_COLLECTORS = {
+    "CollectNodes": "nodes", "CollectJobs": "jobs", "CollectDiag": "diag",
+    "CollectShares": "associations", "CollectQos": "qos",
+    "CollectLicenses": "licenses", "CollectReservations": "reservations",
+    "CollectAccountingStatus": "accounting",
+}
 
 
-def lock_text(locks):
+def lock_text(locks, names=LOCK_NAMES):
     parts = []
-    for name, level in zip(LOCK_NAMES, locks):
+    for name, level in zip(names, locks):
         if level == 1:
             parts.append(f"{name} R")
         elif level == 2:
@@ -649,6 +841,72 @@ def analyse_locks(uses, t0, t1):
                     "max_wait": max((x["wait"] for x in imposed), default=0.0),
                     "worst": worst},
     }
+
+
+def sub_of(subs, u):
+    """The sub-collector whose call on u's thread was running when u got
+    its lock, or "?"."""
+    for t_enter, t_ret, name in subs.get(u["tid"], ()):
+        if t_enter <= u["t_acq"] <= t_ret:
+            return name
+    return "?"
+
+
+def accounting_locks(ctld_uses, assoc_uses, subs, t0, t1):
+    """Per sub-collector: our holds of slurmctld's and of assoc_mgr's locks,
+    and the waits of other threads for a WRITE lock while that
+    sub-collector held a lock the writer wanted. slurmctld's locks as in
+    analyse_locks (any write waits on any of our holds); assoc_mgr's are
+    one rwlock per data type, so only a writer of a type we held counts."""
+    per_sub = {}
+    others_assoc = []
+    for kind, uses, names in (("slurmctld", ctld_uses, LOCK_NAMES),
+                              ("assoc_mgr", assoc_uses, ASSOC_LOCK_NAMES)):
+        window = [u for u in uses if t0 <= u["t_req"] <= t1]
+        ours = [u for u in window if is_ours(u["comm"])]
+        writers = [u for u in window if not is_ours(u["comm"]) and 2 in u["locks"]
+                   and u["t_acq"] > u["t_req"]]
+        if kind == "assoc_mgr":
+            others_assoc = [u for u in window if not is_ours(u["comm"])]
+        by_sub = {}
+        for u in ours:
+            by_sub.setdefault(sub_of(subs, u), []).append(u)
+        for sub, held in by_sub.items():
+            holds = [u["t_rel"] - u["t_acq"] for u in held]
+            imposed = []
+            for w in writers:
+                if kind == "assoc_mgr":
+                    mine = [h for h in held if any(a == 2 and b for a, b in zip(w["locks"], h["locks"]))]
+                else:
+                    mine = held
+                mine = [h for h in mine if h["t_acq"] < w["t_acq"] and h["t_rel"] > w["t_req"]]
+                if not mine:
+                    continue
+                merged = union([(h["t_acq"], h["t_rel"]) for h in mine])
+                ov = overlap(w["t_req"], w["t_acq"], merged, [a for a, _ in merged])
+                if ov > 0:
+                    imposed.append({"overlap": ov, "wait": w["t_acq"] - w["t_req"],
+                                    "comm": w["comm"], "locks": lock_text(w["locks"], names)})
+            worst = max(imposed, key=lambda x: x["overlap"]) if imposed else None
+            per_sub.setdefault(sub, {})[kind] = {
+                "n": len(held), "locks": sorted({lock_text(u["locks"], names) for u in held}),
+                "median": median(holds), "max": max(holds),
+                "imposed": {"n": len(imposed), "worst": worst,
+                            "max_blocked": worst["overlap"] if worst else 0.0}}
+    writes = {}
+    for u in others_assoc:
+        if 2 in u["locks"]:
+            # worker[12] and worker[40] are the same kind of thread.
+            comm = re.sub(r"\[\d+\]$", "[*]", u["comm"])
+            w = writes.setdefault(f"{comm} ({lock_text(u['locks'], ASSOC_LOCK_NAMES)})",
+                                  {"n": 0, "max_wait": 0.0, "max_hold": 0.0})
+            w["n"] += 1
+            w["max_wait"] = max(w["max_wait"], u["t_acq"] - u["t_req"])
+            w["max_hold"] = max(w["max_hold"], u["t_rel"] - u["t_acq"])
+    waits = [u["t_acq"] - u["t_req"] for u in others_assoc]
+    return {"subs": per_sub,
+            "assoc_others": {"n": len(others_assoc), "max_wait": max(waits, default=None),
+                             "p99_wait": pct(waits, 99), "writes": writes}}
 
 
 def path_locks(uses, t0, t1):
@@ -782,6 +1040,11 @@ class GaugeSampler:
         "collector_nodes": 'slurm_exporter_collector_duration_seconds{collector="nodes"}',
         "collector_diag": 'slurm_exporter_collector_duration_seconds{collector="diag"}',
         "collection": "slurm_exporter_collection_duration_seconds",
+        **{f"{k}_{sub}": f'slurm_exporter_{v}{{collector="{sub}"}}'
+           for sub in ("associations", "qos", "licenses", "reservations")
+           for k, v in (("hold", "controller_last_lock_hold_seconds"),
+                        ("wait", "controller_lock_wait_seconds"),
+                        ("collector", "collector_duration_seconds"))},
         "render": "slurm_exporter_render_duration_seconds",
     }
 
@@ -1014,7 +1277,59 @@ def report(R):
         f"state), {fmt_bytes(d1)} after the 16-scraper runs = {d0 / m['body_plain']:.2f}× / {d1 / m['body_plain']:.2f}× the plain body |")
     add(f"| rendered /metrics body | {fmt_bytes(m['body_plain'])} plain, {fmt_bytes(m['body_gzip'])} gzip, "
         f"{R['series']:,} series |")
+    if R.get("accounting"):
+        lines += report_accounting(R)
     return "\n".join(lines)
+
+
+def report_accounting(R):
+    """--accounting: per sub-collector, what it held of slurmctld's and
+    assoc_mgr's locks (uprobes, all of phase B), the plugin's gauge, and
+    the write-lock waits of other threads while it held them."""
+    A, g5 = R["accounting"], R["gauges_5s"]
+    ld, rv = A["load"], A["reservations"]
+    every = A["locks"]["all"]
+    out = ["", f"Accounting: slurmdbd with {ld['associations']:,} associations ({ld['accounts']} "
+           f"accounts, {ld['users']:,} users), {ld['qos']} QoS besides normal, loaded by "
+           f"{ld['commands']} sacctmgr commands in {ld['seconds']:.0f} s; {rv['count']} reservations "
+           f"({rv['seconds']:.1f} s); 4 local licenses and 1 remote; {A.get('updates', 0)} fairshare "
+           "updates pushed from slurmdbd in the dbd_updates window. uprobes over all of phase B "
+           "(idle, scrapers, submits, updates, every family):", "",
+           "| sub-collector | lock it takes (uprobes) | our holds: n, median, max | plugin gauge: "
+           "hold median, max | write-lock waits of other threads while it held that lock |",
+           "|---|---|---|---|---|"]
+    order = ["associations", "qos", "licenses", "reservations", "accounting", "nodes", "jobs", "diag", "?"]
+    for sub in sorted(every["subs"], key=lambda x: order.index(x) if x in order else 99):
+        gh = g5.get(f"hold_{sub}")
+        gauge = (f"{fmt_ms(gh['median'])}, {fmt_ms(gh['max'])}" if gh and gh["median"] is not None
+                 else "–")
+        for kind, L in sorted(every["subs"][sub].items()):
+            w = L["imposed"]["worst"]
+            out.append(f"| {sub if sub != '?' else 'none (the collection itself)'} | {kind}: "
+                       f"{'; '.join(L['locks'])} | {L['n']}, {fmt_ms(L['median'])}, "
+                       f"{fmt_ms(L['max'])} | {gauge} | {L['imposed']['n']}"
+                       + (f": blocked by it at most {fmt_ms(w['overlap'])} ({w['comm']}, {w['locks']}; "
+                          f"its whole wait {fmt_ms(w['wait'])})" if w else "") + " |")
+            gauge = "(the same gauge)"
+    ours = [L for S in every["subs"].values() for L in S.values()]
+    writes = sum(1 for L in ours for t in L["locks"] if "**W**" in t)
+    worst = max((L["imposed"]["max_blocked"] for L in ours), default=0.0)
+    out += ["", f"Bounds (issue 14 item 5, all of phase B): our lock uses that take a write lock: "
+            f"{writes}; longest write-lock wait of another thread while we held that lock: "
+            f"{fmt_ms(worst)} (bound 10 ms): "
+            + ("**met**" if writes == 0 and worst <= 0.010 else "**not met**")]
+    out += ["", "| window | assoc_mgr: other threads' lock uses, max wait | their write locks: "
+            "thread (locks): n, max wait, max hold | longest write wait imposed by our "
+            "assoc_mgr holds |", "|---|---|---|---|"]
+    for name, L in A["locks"].items():
+        o = L["assoc_others"]
+        writes = "; ".join(f"{k}: {v['n']}, {fmt_ms(v['max_wait'])}, {fmt_ms(v['max_hold'])}"
+                           for k, v in sorted(o["writes"].items(), key=lambda kv: -kv[1]["n"]))
+        worst = max((S["assoc_mgr"]["imposed"]["max_blocked"] for S in L["subs"].values()
+                     if "assoc_mgr" in S), default=0.0)
+        out.append(f"| {name} | {o['n']}, {fmt_ms(o['max_wait'])} | {writes or 'none'} | "
+                   f"{fmt_ms(worst)} |")
+    return out
 
 
 # ------------------------------------------------------------------- main
@@ -1059,8 +1374,20 @@ def main():
                          "install, --plugin its metrics_soperator.so")
     ap.add_argument("--overlap-seconds", type=int, default=60,
                     help="--metrics-type: collector at 5 s against back-to-back /metrics/jobs")
+    ap.add_argument("--accounting", action="store_true",
+                    help="the same cluster with MariaDB and a real slurmdbd "
+                         "(scripts/test-cluster.sh start-accounting), priority/multifactor, "
+                         "associations, QoS, licenses and reservations; adds uprobes on "
+                         "assoc_mgr_lock/unlock and on our sub-collectors")
+    ap.add_argument("--accounts", type=int, default=100, help="--accounting: accounts under root")
+    ap.add_argument("--assoc-users", type=int, default=1000,
+                    help="--accounting: users with an association, spread over the accounts "
+                         "(besides the --users that submit)")
+    ap.add_argument("--qos", type=int, default=20, help="--accounting: QoS besides normal")
+    ap.add_argument("--reservations", type=int, default=6, help="--accounting: reservations")
     args = ap.parse_args()
     if args.quick:
+        args.accounts, args.assoc_users = 20, 200
         args.nodes, args.jobs = 1000, 5000
         args.idle_seconds, args.submit_seconds, args.wrk_seconds = 15, 15, 5
         args.settle_seconds, args.wait_quiet = 5, 0
@@ -1083,14 +1410,22 @@ def main():
         return
 
     R = start_record(args)
+    if args.accounting and os.path.exists(os.path.join(args.workdir, "env.sh")):
+        # A MariaDB and slurmdbd an interrupted run left behind.
+        subprocess.run([os.path.join(ROOT, "scripts", "test-cluster.sh"), "stop", args.workdir],
+                       stdout=subprocess.DEVNULL)
     plugin_so = fresh_workdir(args, "job_submit_soperator.so")
     with open(plugin_so, "rb") as f:
         R["plugin_sha256"] = hashlib.sha256(f.read()).hexdigest()[:16]
     exe = build_submitter(args.slurm_prefix)
     users = Users(args.users, args.uid_base)
     ctl = Controller(args, args.workdir, plugin_so)
+    acct = Accounting(args, ctl) if args.accounting else None
     tracer = LockTracer(os.path.join(args.slurm_prefix, "sbin", "slurmctld"),
-                        os.path.join(args.workdir, "trace.txt"))
+                        os.path.join(args.workdir, "trace.txt"),
+                        libslurmfull=(os.path.join(args.slurm_prefix, "lib", "slurm", "libslurmfull.so")
+                                      if acct else None),
+                        plugin=plugin_so if acct else None)
     wrk = Wrk(args.workdir)
     background = []
     windows = {}
@@ -1107,9 +1442,19 @@ def main():
     try:
         users.ensure()
         subprocess.run([os.path.join(ROOT, "scripts", "test-cluster.sh"), "munge"], check=True)
+        if acct:
+            log("accounting: MariaDB, slurmdbd, then sacctmgr")
+            ctl.write_conf(True, "30s")  # sacctmgr reads slurm.conf
+            acct.start()
+            R["accounting"] = {"load": acct.load()}
+            ld = R["accounting"]["load"]
+            log(f"accounting: {ld['associations']} associations ({ld['commands']} sacctmgr "
+                f"commands) in {ld['seconds']:.0f} s")
         # ------------------------------------------------ A: fresh, 30 s
         log(f"A: fresh slurmctld, {args.nodes} nodes, plugin at CollectionInterval=30s")
         ctl.start(plugin=True, interval="30s", fresh=True)
+        if acct:
+            R["accounting"]["reservations"] = acct.reservations()
         log(f"A: submitting {args.jobs} held jobs")
         R["bulk_submit"] = submit(exe, ctl, args, "--count", str(args.jobs), "--threads", "8")
         log(f"A: {R['bulk_submit']['rate']:.0f} jobs/s")
@@ -1194,6 +1539,11 @@ def main():
         load_out, _ = load.communicate()
         background.remove(load)
         R["wrk"]["during_submits"] = Wrk.result(load_out)
+        if acct:
+            log(f"B: fairshare updates from slurmdbd for {args.idle_seconds} s")
+            t0 = time.monotonic()
+            R["accounting"]["updates"] = acct.updates(args.idle_seconds)
+            windows["dbd_updates"] = (t0, time.monotonic())
         # Every family: ask for the five native paths too, then watch six
         # more collections.
         for path in ("/metrics/nodes", "/metrics/jobs", "/metrics/partitions",
@@ -1203,10 +1553,16 @@ def main():
         gs.reset()
         gs.watch(6 * 5 + 2)
         R["gauges_all"] = gs.summary()
+        t_traced = time.monotonic()
         tracer.stop()
         uses, foreign = tracer.parse(ctl.pid)
         R["trace_foreign_events"] = foreign
         R["locks"] = {k: analyse_locks(uses, t0, t1) for k, (t0, t1) in windows.items()}
+        if acct:
+            auses, subs = tracer.parse_accounting(ctl.pid)
+            spans = dict(windows, all=(windows["idle"][0], t_traced))
+            R["accounting"]["locks"] = {k: accounting_locks(uses, auses, subs, t0, t1)
+                                        for k, (t0, t1) in spans.items()}
         ctl.stop()
 
         # -------------------------------------------- C: without the plugin
@@ -1230,6 +1586,8 @@ def main():
                 p.wait()
         tracer.stop()
         ctl.stop()
+        if acct:
+            acct.stop()
         users.remove()
     save_results(args, R)
     print(report(R))

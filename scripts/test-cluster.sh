@@ -7,6 +7,7 @@
 #                   [--gpus [TYPE:]N[,TYPE:N]...] [--port-base P]
 #                   [--conf-extra LINE]... [--metrics-conf FILE] [--accounting]
 #                   [--addr ADDR]
+#   test-cluster.sh start-accounting VERSION DIR --port-base P
 #   test-cluster.sh stop DIR
 #   test-cluster.sh restart-ctld DIR
 #   test-cluster.sh stop-dbd DIR | start-dbd DIR
@@ -68,7 +69,7 @@ prog=test-cluster.sh
 node=vm
 
 usage() {
-	sed -n '6,15s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+	sed -n '6,16s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
 	exit 2
 }
 
@@ -293,17 +294,7 @@ write_conf() {
 		# The default /bin/mail does not exist here.
 		echo "MailProg=/bin/true"
 		if ((accounting)); then
-			echo "AccountingStorageType=accounting_storage/slurmdbd"
-			echo "AccountingStorageHost=127.0.0.1"
-			echo "AccountingStoragePort=$((port + 2))"
-			echo "AccountingStorageEnforce=associations,limits,qos"
-			echo "AccountingStorageTRES=gres/gpu,license/matlab,license/comsol,license/fluent@flexlm"
-			echo "PriorityType=priority/multifactor"
-			echo "PriorityCalcPeriod=1"
-			echo "PriorityWeightFairshare=10000"
-			echo "PriorityWeightQOS=1000"
-			echo "PriorityWeightAge=100"
-			echo "Licenses=matlab:4,comsol:2"
+			accounting_slurm_conf
 		elif ((legacy)); then
 			# 24.11's build has no accounting_storage/none; its built-in
 			# default is the same "none".
@@ -357,7 +348,10 @@ write_conf() {
 	if [[ -n $metrics_conf ]]; then
 		cp -- "$metrics_conf" "$dir/etc/soperator_metrics.conf"
 	fi
+	write_env
+}
 
+write_env() {
 	{
 		echo "# Source this to use the Slurm $version clients against $dir."
 		printf 'export SLURM_CONF=%q\n' "$dir/etc/slurm.conf"
@@ -373,6 +367,22 @@ write_conf() {
 			printf 'export SM_MARIADB_SOCKET=%q\n' "$dir/run/mysqld.sock"
 		fi
 	} >"$dir/env.sh"
+}
+
+# slurm.conf's accounting lines: slurmdbd at port + 2, multifactor priority,
+# the local licenses.
+accounting_slurm_conf() {
+	echo "AccountingStorageType=accounting_storage/slurmdbd"
+	echo "AccountingStorageHost=127.0.0.1"
+	echo "AccountingStoragePort=$((port + 2))"
+	echo "AccountingStorageEnforce=associations,limits,qos"
+	echo "AccountingStorageTRES=gres/gpu,license/matlab,license/comsol,license/fluent@flexlm"
+	echo "PriorityType=priority/multifactor"
+	echo "PriorityCalcPeriod=1"
+	echo "PriorityWeightFairshare=10000"
+	echo "PriorityWeightQOS=1000"
+	echo "PriorityWeightAge=100"
+	echo "Licenses=matlab:4,comsol:2"
 }
 
 # slurmdbd.conf (slurmdbd reads it next to $SLURM_CONF; it must be 0600)
@@ -569,6 +579,48 @@ start_cleanup() {
 	((start_ok)) && return
 	dump_logs
 	stop_daemons 5
+}
+
+# MariaDB and slurmdbd alone, for a slurmctld the caller configures and
+# starts itself (bench/controller_bench.py --accounting): its slurm.conf is
+# DIR/etc/slurm.conf, which should `Include DIR/etc/accounting.conf` (the
+# accounting lines of start --accounting; a later line overrides one). No
+# cluster, account or user is created; `stop DIR` stops both.
+cmd_start_accounting() {
+	if ! (($# == 4)) || [[ $3 != --port-base || ! $4 =~ ^[0-9]+$ ]]; then usage; fi
+	version=$1 port=$4 accounting=1
+	dir=$(abs_dir "$2")
+	conf=$dir/etc/slurm.conf
+	release "$version"
+	local b
+	for b in "$sbin/slurmdbd" "$bin/sacctmgr" "$mysql_plugin" /usr/sbin/mariadbd \
+		/usr/bin/mariadb-install-db /usr/bin/mariadb; do
+		[[ -e $b ]] || die "missing $b (run scripts/install-deps.sh)"
+	done
+	for b in slurmdbd mariadbd; do
+		if is_ours "$(read_pid "$dir/run/$b.pid")" "$b" "$conf"; then
+			die "$dir holds a running $b; run: $prog stop $dir"
+		fi
+	done
+	for b in "$((port + 2))" "$((port + 3))"; do
+		port_open "$b" && die "port $b on 127.0.0.1 is in use; pick another --port-base"
+	done
+	rm -rf "${dir:?}/db"
+	mkdir -p "$dir/etc" "$dir/log" "$dir/run/slurm"
+	write_accounting_conf
+	accounting_slurm_conf >"$dir/etc/accounting.conf"
+	write_env
+	ensure_munged
+	local t0=$SECONDS
+	start_ok=0
+	trap start_cleanup EXIT
+	trap 'exit 130' INT TERM
+	start_db
+	start_dbd || exit 1
+	start_ok=1
+	trap - EXIT INT TERM
+	say "MariaDB and slurmdbd up in $((SECONDS - t0)) s: slurmdbd $(read_pid "$dir/run/slurmdbd.pid"), port $((port + 2))"
+	echo "$dir/env.sh"
 }
 
 cmd_start() {
@@ -873,6 +925,7 @@ sub=$1
 shift
 case $sub in
 start) cmd_start "$@" ;;
+start-accounting) cmd_start_accounting "$@" ;;
 stop) cmd_stop "$@" ;;
 restart-ctld) cmd_restart_ctld "$@" ;;
 stop-dbd) cmd_stop_dbd "$@" ;;
