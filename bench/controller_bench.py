@@ -1402,6 +1402,8 @@ def main():
     if not os.path.exists(args.plugin):
         sys.exit(f"no plugin at {args.plugin}: build build-24.11.5 first")
     if args.metrics_type:
+        if args.accounting:
+            sys.exit("--accounting measures the job_submit plugin, not --metrics-type")
         if not os.path.basename(args.plugin).startswith("metrics_"):
             sys.exit("--metrics-type needs --plugin .../metrics_soperator.so")
         import ctld_paths
