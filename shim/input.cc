@@ -238,6 +238,27 @@ std::vector<std::string> StrArray(const json& v, const At& at, const char* what)
   return out;
 }
 
+// A node's or job's state in either shape: one word (openapi v0.0.38,
+// 22.05) or a list of words (later); upper case, as Slurm's state names,
+// and never empty.
+std::vector<std::string> StateWords(const json& o, std::string_view key, const At& at,
+                                    const char* what) {
+  const json* st = Find(o, key);
+  if (!st) Missing(at.Key(key), what);
+  std::vector<std::string> words;
+  if (st->is_string()) {
+    words.push_back(Upper(Str(o, key, at)));
+  } else if (st->is_array()) {
+    for (std::string& s : StrArray(*st, at.Key(key), "a list of state words"))
+      words.push_back(Upper(std::move(s)));
+  } else {
+    Expected(at.Key(key), "a list of state words", *st);
+  }
+  if (words.empty())
+    throw InputError(at.Key(key).str() + ": empty; expected at least one state word");
+  return words;
+}
+
 void NoteEvent(ClusterIn& state, const Num& n) {
   if (n.has() && n.value > state.latest_event) state.latest_event = n.value;
 }
@@ -252,24 +273,12 @@ NodeIn ParseNode(const json& n, const At& at, ClusterIn& state) {
   if (!name) Missing(at.Key("name"), "the node name (a string)");
   out.name = Str(n, "name", at);
 
-  const json* st = Find(n, "state");
-  if (!st) Missing(at.Key("state"), "the node state (a list of state words)");
-  if (st->is_string()) {
-    // openapi v0.0.38: "state": "idle" plus "state_flags": [...].
-    out.state.push_back(Upper(CString(st->get_ref<const std::string&>(),
-                                      at.Key("state"))));
+  out.state = StateWords(n, "state", at, "the node state (a list of state words)");
+  // openapi v0.0.38: "state": "idle" plus "state_flags": [...].
+  if (Find(n, "state")->is_string())
     if (const json* f = Find(n, "state_flags"))
       for (std::string& s : StrArray(*f, at.Key("state_flags"), "a list of strings"))
         out.state.push_back(Upper(std::move(s)));
-  } else if (st->is_array()) {
-    for (std::string& s : StrArray(*st, at.Key("state"), "a list of state words"))
-      out.state.push_back(Upper(std::move(s)));
-  } else {
-    Expected(at.Key("state"), "a list of state words", *st);
-  }
-  if (out.state.empty())
-    throw InputError(at.Key("state").str() +
-                     ": empty; expected at least one state word");
 
   out.address = Str(n, "address", at);
   out.hostname = Str(n, "hostname", at);
@@ -400,19 +409,7 @@ JobIn ParseJob(const json& j, const At& at, ClusterIn& state, UserTable& users) 
     throw InputError(at.Key("job_id").str() + ": " + std::to_string(out.job_id) +
                      " is out of range; expected a job id from 1 to 4294967293");
   out.name = Str(j, "name", at);
-  const json* st = Find(j, "job_state");
-  if (!st) Missing(at.Key("job_state"), "the job state (a list of state words)");
-  if (st->is_string()) {
-    out.state.push_back(Upper(Str(j, "job_state", at)));
-  } else if (st->is_array()) {
-    for (std::string& s : StrArray(*st, at.Key("job_state"), "a list of state words"))
-      out.state.push_back(Upper(std::move(s)));
-  } else {
-    Expected(at.Key("job_state"), "a list of state words", *st);
-  }
-  if (out.state.empty())
-    throw InputError(at.Key("job_state").str() +
-                     ": empty; expected at least one state word");
+  out.state = StateWords(j, "job_state", at, "the job state (a list of state words)");
   if (const json* r = Find(j, "state_reason"); r && !r->is_null())
     out.state_reason = Str(j, "state_reason", at);
   if (const json* d = Find(j, "state_description"); d && !d->is_null())
