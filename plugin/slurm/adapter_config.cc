@@ -24,13 +24,9 @@ PrivateData ControllerSource::HiddenFromUsers() {
     raw = slurm_conf.private_data;
     unlock_slurmctld(conf_read);
   }
-  struct Bit {
-    uint16_t slurm;
-    PrivateData ours;
-  };
   // PRIVATE_DATA_EVENTS and _CLOUD hide nothing we export (cloud nodes are
   // listed as clients list them, see adapter_nodes.cc).
-  static constexpr Bit kBits[] = {
+  static constexpr BitMap<PrivateData> kBits[] = {
       {PRIVATE_DATA_JOBS, private_data::kJobs},
       {PRIVATE_DATA_NODES, private_data::kNodes},
       {PRIVATE_DATA_PARTITIONS, private_data::kPartitions},
@@ -39,11 +35,7 @@ PrivateData ControllerSource::HiddenFromUsers() {
       {PRIVATE_DATA_ACCOUNTS, private_data::kAccounts},
       {PRIVATE_DATA_RESERVATIONS, private_data::kReservations},
   };
-  PrivateData out = 0;
-  for (const Bit& b : kBits) {
-    if (raw & b.slurm) out |= b.ours;
-  }
-  return out;
+  return MapBits(raw, kBits);
 }
 
 }  // namespace sm::slurm

@@ -71,11 +71,7 @@ JobBase MapBase(uint32_t state) {
 }
 
 uint32_t MapFlags(uint32_t state) {
-  struct Bit {
-    uint32_t slurm;
-    uint32_t ours;
-  };
-  static const Bit kBits[] = {
+  static const BitMap<uint32_t> kBits[] = {
       {JOB_LAUNCH_FAILED, job_flag::kLaunchFailed},
       {JOB_REQUEUE, job_flag::kRequeue},
       {JOB_REQUEUE_HOLD, job_flag::kRequeueHold},
@@ -95,11 +91,7 @@ uint32_t MapFlags(uint32_t state) {
       {JOB_EXPEDITING, job_flag::kExpediting},
 #endif
   };
-  uint32_t out = 0;
-  for (const Bit& b : kBits) {
-    if (state & b.slurm) out |= b.ours;
-  }
-  return out;
+  return MapBits(state, kBits);
 }
 
 // NumCPUs as _pack_default_job_details() reports it.

@@ -29,11 +29,7 @@ NodeState MapNodeState(uint32_t raw) {
     case NODE_STATE_FUTURE: s.base = NodeBase::kFuture; break;
     default: s.base = NodeBase::kNone; break;
   }
-  struct Bit {
-    uint32_t slurm;
-    uint32_t ours;
-  };
-  static const Bit kBits[] = {
+  static const BitMap<uint32_t> kBits[] = {
       {NODE_STATE_DRAIN, node_flag::kDrain},
       {NODE_STATE_MAINT, node_flag::kMaintenance},
       {NODE_STATE_RES, node_flag::kReserved},
@@ -60,9 +56,7 @@ NodeState MapNodeState(uint32_t raw) {
       {NODE_STATE_EXTERNAL, node_flag::kExternal},
 #endif
   };
-  for (const Bit& b : kBits) {
-    if (raw & b.slurm) s.flags |= b.ours;
-  }
+  s.flags |= MapBits(raw, kBits);
   return s;
 }
 

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
+#include <cstdint>
 #include <mutex>
 
 #include "slurm_api.h"
@@ -78,6 +80,23 @@ void ForEachRecord(SlurmList list, F&& f) {
         return 0;
       },
       &f);
+}
+
+// One of Slurm's state or flag bits and the bit of ours that stands for it.
+template <typename Ours>
+struct BitMap {
+  uint32_t slurm;
+  Ours ours;
+};
+
+// Our bits for Slurm's `raw`: those of the entries whose Slurm bit is set.
+template <typename Ours, size_t N>
+Ours MapBits(uint32_t raw, const BitMap<Ours> (&table)[N]) {
+  Ours out = 0;
+  for (const BitMap<Ours>& b : table) {
+    if (raw & b.slurm) out |= b.ours;
+  }
+  return out;
 }
 
 // ForEachRecord with f(x) called `Ahead` records after prefetch(x): when f
