@@ -204,11 +204,7 @@ class Object {
   }
   // data_parser's {"set", "infinite", "number"}; absent stays absent.
   void Struct(std::string_view key, const Num& n) {
-    if (n.kind == Num::kAbsent) return;
-    std::string& out = Member(key);
-    out += n.has() ? "{\"set\":true," : "{\"set\":false,";
-    out += n.kind == Num::kInfinite ? "\"infinite\":true," : "\"infinite\":false,";
-    out += "\"number\":" + std::to_string(n.has() ? n.value : 0) + "}";
+    NoValStruct(key, n.kind, std::to_string(n.has() ? n.value : 0));
   }
   // Plain integers: Slurm prints no unset form for them.
   void Plain(std::string_view key, const Num& n) {
@@ -217,14 +213,19 @@ class Object {
   // A double in the same form (sshare's factors); numbers as nlohmann and
   // Slurm print them: shortest round trip, 1.0 for one.
   void RealStruct(std::string_view key, const Real& r) {
-    if (r.kind == Num::kAbsent) return;
-    std::string& out = Member(key);
-    out += r.has() ? "{\"set\":true," : "{\"set\":false,";
-    out += r.kind == Num::kInfinite ? "\"infinite\":true," : "\"infinite\":false,";
-    out += "\"number\":" + ordered_json(r.has() ? r.value : 0.0).dump() + "}";
+    NoValStruct(key, r.kind, ordered_json(r.has() ? r.value : 0.0).dump());
   }
 
  private:
+  // The struct around `number`, the value's text: one form for integers and
+  // doubles.
+  void NoValStruct(std::string_view key, Num::Kind kind, const std::string& number) {
+    if (kind == Num::kAbsent) return;
+    std::string& out = Member(key);
+    out += kind == Num::kValue ? "{\"set\":true," : "{\"set\":false,";
+    out += kind == Num::kInfinite ? "\"infinite\":true," : "\"infinite\":false,";
+    out += "\"number\":" + number + "}";
+  }
   std::string& out_;
   bool first_ = true;
 };
