@@ -100,6 +100,15 @@ struct SeriesWriter {
 
 }  // namespace
 
+void HistogramValue::Observe(std::span<const double> buckets, double v) {
+  if (bucket_counts.empty()) bucket_counts.assign(buckets.size(), 0);
+  // Bounds are inclusive upper limits, like client_golang's.
+  const auto it = std::lower_bound(buckets.begin(), buckets.end(), v);
+  if (it != buckets.end()) ++bucket_counts[it - buckets.begin()];
+  ++count;
+  sum += v;
+}
+
 void Family::Add(std::span<const std::string_view> values, double value) {
   if (!enabled_) return;
   values_.insert(values_.end(), values.begin(), values.end());

@@ -71,6 +71,9 @@ struct HistogramValue {
   std::vector<uint64_t> bucket_counts;  // size == buckets.size()
   uint64_t count = 0;
   double sum = 0;
+
+  // Counts `v` against `buckets` (the family's FamilyDef::buckets).
+  void Observe(std::span<const double> buckets, double v);
 };
 
 class Family {

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "node_history.h"
 
-#include <algorithm>
-
 #include "node_state.h"
 #include "tres.h"
 
@@ -59,17 +57,6 @@ std::string FailReason(std::string_view reason) {
   return std::string(reason.substr(0, keep)) + std::string(kMarker);
 }
 
-void ObserveValue(HistogramValue& h, double v) {
-  if (h.bucket_counts.empty()) h.bucket_counts.assign(std::size(kNodeEventBuckets), 0);
-  // Bounds are inclusive upper limits, like client_golang's.
-  const auto it = std::lower_bound(std::begin(kNodeEventBuckets),
-                                   std::end(kNodeEventBuckets), v);
-  if (it != std::end(kNodeEventBuckets))
-    ++h.bucket_counts[it - std::begin(kNodeEventBuckets)];
-  ++h.count;
-  h.sum += v;
-}
-
 }  // namespace
 
 void NodeHistory::Track(Interval& iv, const std::string& name, bool current,
@@ -79,7 +66,7 @@ void NodeHistory::Track(Interval& iv, const std::string& name, bool current,
   } else if (!current && previous) {
     const auto it = iv.start.find(name);
     if (it == iv.start.end()) return;
-    ObserveValue(iv.histogram[name], now - it->second);
+    iv.histogram[name].Observe(kNodeEventBuckets, now - it->second);
     iv.start.erase(it);
   }
 }

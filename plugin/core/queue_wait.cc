@@ -2,7 +2,6 @@
 #include "queue_wait.h"
 
 #include <algorithm>
-#include <iterator>
 
 namespace sm {
 
@@ -28,18 +27,6 @@ bool Started(const Job& j) {
          !j.nodes.empty();
 }
 
-void ObserveValue(HistogramValue& h, double v) {
-  if (h.bucket_counts.empty())
-    h.bucket_counts.assign(std::size(kQueueWaitBuckets), 0);
-  // Bounds are inclusive upper limits, like client_golang's.
-  const auto it = std::lower_bound(std::begin(kQueueWaitBuckets),
-                                   std::end(kQueueWaitBuckets), v);
-  if (it != std::end(kQueueWaitBuckets))
-    ++h.bucket_counts[it - std::begin(kQueueWaitBuckets)];
-  ++h.count;
-  h.sum += v;
-}
-
 }  // namespace
 
 void QueueWaitHistory::Observe(const JobSnapshot& jobs) {
@@ -54,8 +41,8 @@ void QueueWaitHistory::Observe(const JobSnapshot& jobs) {
     if (!primed_ || (seen != started_.end() && seen->second == start)) continue;
     const std::string_view part = j.statistics_partition;
     const int64_t wait = j.submit_time ? start - *j.submit_time : 0;
-    ObserveValue(histogram_[std::string(part)],
-                 static_cast<double>(std::max<int64_t>(wait, 0)));
+    histogram_[std::string(part)].Observe(
+        kQueueWaitBuckets, static_cast<double>(std::max<int64_t>(wait, 0)));
   }
   // Jobs purged from slurmctld are forgotten; their series stay.
   started_ = std::move(started);
