@@ -184,6 +184,20 @@ int64_t AsInt(const json& v, const At& at, const char* what) {
   Expected(at, what, v);
 }
 
+// data_parser's {"set", "infinite", "number"} (v0.0.40+): kInfinite or
+// kUnset where its flags say so, else kValue with `number` its number member.
+Num::Kind NoValStruct(const json& v, const At& at, const json*& number) {
+  const json* set = Find(v, "set");
+  const json* inf = Find(v, "infinite");
+  if (set && !set->is_boolean()) Expected(at.Key("set"), "a boolean", *set);
+  if (inf && !inf->is_boolean()) Expected(at.Key("infinite"), "a boolean", *inf);
+  if (inf && inf->get<bool>()) return Num::kInfinite;
+  if (set && !set->get<bool>()) return Num::kUnset;
+  number = Find(v, "number");
+  if (!number) Missing(at.Key("number"), "a number");
+  return Num::kValue;
+}
+
 // A number in any data_parser shape: 22.05 prints plain integers (or null
 // for "not set"), v0.0.40+ prints {"set":..,"infinite":..,"number":..}.
 Num N(const json& o, std::string_view key, const At& parent) {
@@ -193,16 +207,10 @@ Num N(const json& o, std::string_view key, const At& parent) {
   if (v->is_null()) return {Num::kUnset, 0};
   if (v->is_boolean()) return Num::Of(v->get<bool>() ? 1 : 0);
   if (v->is_object()) {
-    const json* set = Find(*v, "set");
-    const json* inf = Find(*v, "infinite");
-    const json* num = Find(*v, "number");
-    if (!set && !inf && !num)
+    if (!Find(*v, "set") && !Find(*v, "infinite") && !Find(*v, "number"))
       Expected(at, "a number or {\"set\", \"infinite\", \"number\"}", *v);
-    if (set && !set->is_boolean()) Expected(at.Key("set"), "a boolean", *set);
-    if (inf && !inf->is_boolean()) Expected(at.Key("infinite"), "a boolean", *inf);
-    if (inf && inf->get<bool>()) return {Num::kInfinite, 0};
-    if (set && !set->get<bool>()) return {Num::kUnset, 0};
-    if (!num) Missing(at.Key("number"), "a number");
+    const json* num = nullptr;
+    if (const Num::Kind k = NoValStruct(*v, at, num); k != Num::kValue) return {k, 0};
     // Fractions (billable_tres) are not read; take the integer part.
     if (num->is_number_float() && !IsIntegral(*num))
       return Num::Of(Truncated(*num, at.Key("number")));
@@ -482,14 +490,7 @@ Real R(const json& o, std::string_view key, const At& parent) {
   if (v->is_null()) return {Num::kUnset, 0};
   const json* num = v;
   if (v->is_object()) {
-    const json* set = Find(*v, "set");
-    const json* inf = Find(*v, "infinite");
-    num = Find(*v, "number");
-    if (set && !set->is_boolean()) Expected(at.Key("set"), "a boolean", *set);
-    if (inf && !inf->is_boolean()) Expected(at.Key("infinite"), "a boolean", *inf);
-    if (inf && inf->get<bool>()) return {Num::kInfinite, 0};
-    if (set && !set->get<bool>()) return {Num::kUnset, 0};
-    if (!num) Missing(at.Key("number"), "a number");
+    if (const Num::Kind k = NoValStruct(*v, at, num); k != Num::kValue) return {k, 0};
   }
   if (!num->is_number()) Expected(at, "a number", *num);
   const double d = num->get<double>();
