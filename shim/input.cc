@@ -267,6 +267,18 @@ std::vector<std::string> StateWords(const json& o, std::string_view key, const A
   return words;
 }
 
+// How every record parser starts: an object, where it is, its name.
+template <typename T>
+T Named(const json& o, const At& at, const char* what, std::string_view key,
+        const char* name_what) {
+  RequireObject(o, at, what);
+  T out;
+  out.where = at.str();
+  if (!Find(o, key)) Missing(at.Key(key), name_what);
+  out.name = Str(o, key, at);
+  return out;
+}
+
 void NoteEvent(ClusterIn& state, const Num& n) {
   if (n.has() && n.value > state.latest_event) state.latest_event = n.value;
 }
@@ -274,12 +286,7 @@ void NoteEvent(ClusterIn& state, const Num& n) {
 // ---- Nodes ------------------------------------------------------------------
 
 NodeIn ParseNode(const json& n, const At& at, ClusterIn& state) {
-  RequireObject(n, at, "a node object");
-  NodeIn out;
-  out.where = at.str();
-  const json* name = Find(n, "name");
-  if (!name) Missing(at.Key("name"), "the node name (a string)");
-  out.name = Str(n, "name", at);
+  auto out = Named<NodeIn>(n, at, "a node object", "name", "the node name (a string)");
 
   out.state = StateWords(n, "state", at, "the node state (a list of state words)");
   // openapi v0.0.38: "state": "idle" plus "state_flags": [...].
@@ -465,11 +472,7 @@ JobIn ParseJob(const json& j, const At& at, ClusterIn& state, UserTable& users) 
 // ---- Partitions ---------------------------------------------------------------
 
 PartitionIn ParsePartition(const json& p, const At& at) {
-  RequireObject(p, at, "a partition object");
-  PartitionIn out;
-  out.where = at.str();
-  if (!Find(p, "name")) Missing(at.Key("name"), "the partition name");
-  out.name = Str(p, "name", at);
+  auto out = Named<PartitionIn>(p, at, "a partition object", "name", "the partition name");
   if (const json* m = Find(p, "maximums"); m && m->is_object()) {
     out.max_time = N(*m, "time", at.Key("maximums"));
     out.max_nodes = N(*m, "nodes", at.Key("maximums"));
@@ -540,18 +543,6 @@ std::vector<TresIn> TresList(const json* v, const At& at) {
     x.count = N(t, "count", e).or_else(0);
     out.push_back(std::move(x));
   }
-  return out;
-}
-
-// How every record parser starts: an object, where it is, its name.
-template <typename T>
-T Named(const json& o, const At& at, const char* what, std::string_view key,
-        const char* name_what) {
-  RequireObject(o, at, what);
-  T out;
-  out.where = at.str();
-  if (!Find(o, key)) Missing(at.Key(key), name_what);
-  out.name = Str(o, key, at);
   return out;
 }
 
