@@ -36,6 +36,14 @@ struct Spec {
   bool counter = false;
 };
 
+// A table row: a family and the member of `Of` (a node, a partition or
+// totals of either) it prints.
+template <typename Of, typename Value = uint64_t>
+struct MemberRow {
+  Spec spec;
+  Value Of::*value;
+};
+
 // The value as printed: Slurm's width under native_values, else full and
 // in bytes where the unit asks for it.
 double Printed(uint64_t v, const Spec& spec, bool native_values);

@@ -12,10 +12,7 @@ using native::Spec;
 using native::Unit;
 using native::Width;
 
-struct Row {
-  Spec spec;
-  uint64_t JobTotals::*value;
-};
+using Row = native::MemberRow<JobTotals>;
 
 // State families count records, except pending and hold, which count an
 // array's remaining tasks, and slurm_jobs, which counts tasks of every

@@ -15,10 +15,7 @@ using native::Spec;
 using native::Unit;
 using native::Width;
 
-struct PerNode {
-  Spec spec;
-  uint64_t NodeView::*value;
-};
+using PerNode = native::MemberRow<NodeView>;
 
 // Every node record, FUTURE and unlisted ones included.
 const PerNode kPerNode[] = {

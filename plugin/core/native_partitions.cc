@@ -18,10 +18,7 @@ using native::Width;
 
 const Spec kPartitions{"slurm_partitions", "Total number of partitions"};
 
-struct JobRow {
-  Spec spec;
-  uint64_t JobTotals::*value;
-};
+using JobRow = native::MemberRow<JobTotals>;
 
 // Jobs counted under their current part_ptr only: a pending job submitted
 // to several partitions appears in exactly one.
@@ -118,10 +115,7 @@ const JobRow kJobRows[] = {
      &JobTotals::wait_part_node_limit},
 };
 
-struct NodeRow {
-  Spec spec;
-  uint64_t NodeCounts::*value;
-};
+using NodeRow = native::MemberRow<NodeCounts>;
 
 // A node in several partitions counts in each. Counts and CPU sums are
 // uint16 in Slurm; the mem_* sums are MB and say so nowhere, so they stay
@@ -216,10 +210,7 @@ const NodeRow kNodeRows[] = {
      &NodeCounts::gpus},
 };
 
-struct SizeRow {
-  Spec spec;
-  int64_t Partition::*value;
-};
+using SizeRow = native::MemberRow<Partition, int64_t>;
 
 // Copied from the partition record, computed when its node bitmap was last
 // built (Σ node_ptr->cpus and the node count).
