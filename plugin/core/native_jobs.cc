@@ -8,7 +8,6 @@ namespace sm {
 namespace {
 
 using native::JobTotals;
-using native::Spec;
 using native::Unit;
 using native::Width;
 
