@@ -170,6 +170,14 @@ def wait_quiet(max_minutes, threshold):
 
 # ----------------------------------------------------------------- builds
 
+def slurm_version(prefix):
+    """The release of the slurmctld under prefix, as `slurmctld -V` prints
+    it ("?" if it prints nothing)."""
+    out = subprocess.run([os.path.join(prefix, "sbin", "slurmctld"), "-V"],
+                         capture_output=True, text=True).stdout.split()
+    return out[-1] if out else "?"
+
+
 def start_record(args):
     """A run's results: its arguments, when and where, and how quiet the
     machine was before it (after waiting for quiet when asked)."""
@@ -444,9 +452,7 @@ class Accounting:
         self.started = False
 
     def start(self):
-        slurmctld = os.path.join(self.args.slurm_prefix, "sbin", "slurmctld")
-        version = subprocess.run([slurmctld, "-V"], capture_output=True, text=True,
-                                 check=True).stdout.split()[-1]
+        version = slurm_version(self.args.slurm_prefix)
         self.started = True
         subprocess.run([self.script, "start-accounting", version, self.ctl.dir,
                         "--port-base", str(self.ctl.port)], env=self.env, check=True,

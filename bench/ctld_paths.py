@@ -35,12 +35,6 @@ OUR_PATHS = ["/metrics/soperator", "/metrics/soperator/jobs"]
 SCRAPES = 12
 
 
-def slurm_version(prefix):
-    out = subprocess.run([os.path.join(prefix, "sbin", "slurmctld"), "-V"],
-                         capture_output=True, text=True).stdout.split()
-    return out[-1] if out else "?"
-
-
 def scrape_series(url, n, gzip=False):
     """n sequential scrapes: [(t0, t1, status, bytes)] on CLOCK_MONOTONIC."""
     headers = {"Accept-Encoding": "gzip"} if gzip else {}
@@ -284,7 +278,7 @@ class LoadSampler:
 
 def run(args):
     prefix = args.slurm_prefix
-    version = slurm_version(prefix)
+    version = cb.slurm_version(prefix)
     R = cb.start_record(args)
     R["version"] = version
     plugin_so = cb.fresh_workdir(args, "metrics_soperator.so")
