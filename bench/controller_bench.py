@@ -545,6 +545,37 @@ class Accounting:
 
 # ----------------------------------------------------------------- uprobes
 
+class LockPairing:
+    """One lock function's uprobe events, per thread, into complete uses:
+    the entry (request) opens a use, the return marks it acquired, the
+    unlock closes it. An unlock or return without its request (from before
+    the trace began) is dropped, and so is a use still open at the end."""
+
+    def __init__(self):
+        self._open, self._done = {}, []
+
+    def request(self, tid, comm, locks, ts):
+        self._open[tid] = {"tid": tid, "comm": comm, "locks": locks,
+                           "t_req": ts, "t_acq": None, "t_rel": None}
+
+    def acquired(self, tid, ts):
+        """The use this return completes, or None."""
+        u = self._open.get(tid)
+        if u and u["t_acq"] is None:
+            u["t_acq"] = ts
+            return u
+        return None
+
+    def released(self, tid, ts):
+        u = self._open.pop(tid, None)
+        if u and u["t_acq"] is not None:
+            u["t_rel"] = ts
+            self._done.append(u)
+
+    def uses(self):
+        return sorted(self._done, key=lambda u: u["t_req"])
+
+
 class LockTracer:
     """uprobes on lock_slurmctld (entry with the five lock levels, return)
     and unlock_slurmctld (entry) of the slurmctld binary, recorded with the
@@ -681,7 +712,7 @@ class LockTracer:
         """-> list of lock uses: dict(tid, comm, locks, t_req, t_acq, t_rel,
         and ret/func: the caller's return address and lock_slurmctld's, both
         as mapped in the process). With --accounting see parse_accounting."""
-        uses, open_by_tid = [], {}
+        pairing = LockPairing()
         foreign = 0
         with open(self.out_path) as f:
             for line in f:
@@ -692,32 +723,24 @@ class LockTracer:
                 if not tg.isdigit() or int(tg) != tgid:
                     foreign += 1
                     continue
-                comm = m.group(11)
                 if ev == "lock_e":
                     locks = tuple(int(m.group(i)) for i in range(5, 11) if m.group(i) is not None)
-                    open_by_tid[tid] = {"tid": tid, "comm": comm, "locks": locks,
-                                        "t_req": ts, "t_acq": None, "t_rel": None}
+                    pairing.request(tid, m.group(11), locks, ts)
                 elif ev == "lock_r":
-                    u = open_by_tid.get(tid)
-                    if u and u["t_acq"] is None:
-                        u["t_acq"] = ts
-                        # "(return address <- lock_slurmctld)": who called it
-                        a = self.RET.search(line)
-                        if a:
-                            u["ret"], u["func"] = int(a.group(1), 16), int(a.group(2), 16)
+                    u = pairing.acquired(tid, ts)
+                    # "(return address <- lock_slurmctld)": who called it
+                    a = self.RET.search(line) if u else None
+                    if a:
+                        u["ret"], u["func"] = int(a.group(1), 16), int(a.group(2), 16)
                 elif ev == "unlock_e":
-                    u = open_by_tid.pop(tid, None)
-                    if u and u["t_acq"] is not None:
-                        u["t_rel"] = ts
-                        uses.append(u)
-        uses.sort(key=lambda u: u["t_req"])
-        return uses, foreign
+                    pairing.released(tid, ts)
+        return pairing.uses(), foreign
 
     def parse_accounting(self, tgid):
         """-> (assoc_mgr lock uses as parse() gives slurmctld's, each with
         the seven levels of ASSOC_LOCK_NAMES; {tid: [(t_enter, t_return,
         sub-collector)]})."""
-        uses, open_by_tid, subs, sub_open = [], {}, {}, {}
+        pairing, subs, sub_open = LockPairing(), {}, {}
         with open(self.out_path) as f:
             for line in f:
                 m = self.OTHER.match(line)
@@ -726,25 +749,17 @@ class LockTracer:
                 tid, ts, ev, rest = int(m.group(1)), float(m.group(3)), m.group(4), m.group(5)
                 if ev == "a_lock_e":
                     kv = dict(x.split("=", 1) for x in rest.split() if "=" in x)
-                    open_by_tid[tid] = {"tid": tid, "comm": m.group(6), "t_req": ts,
-                                        "t_acq": None, "t_rel": None,
-                                        "locks": tuple(int(kv[k]) for k in ASSOC_LOCK_NAMES)}
+                    pairing.request(tid, m.group(6), tuple(int(kv[k]) for k in ASSOC_LOCK_NAMES), ts)
                 elif ev == "a_lock_r":
-                    u = open_by_tid.get(tid)
-                    if u and u["t_acq"] is None:
-                        u["t_acq"] = ts
+                    pairing.acquired(tid, ts)
                 elif ev == "a_unlock_e":
-                    u = open_by_tid.pop(tid, None)
-                    if u and u["t_acq"] is not None:
-                        u["t_rel"] = ts
-                        uses.append(u)
+                    pairing.released(tid, ts)
                 elif ev.startswith("sub_e_"):
                     sub_open[tid] = (ts, ev[6:])
                 elif ev.startswith("sub_r_") and tid in sub_open:
                     t_enter, name = sub_open.pop(tid)
                     subs.setdefault(tid, []).append((t_enter, ts, name))
-        uses.sort(key=lambda u: u["t_req"])
-        return uses, subs
+        return pairing.uses(), subs
 
 
 LOCK_NAMES = ("conf", "job", "node", "part", "fed", "select_node")
