@@ -581,6 +581,16 @@ start_cleanup() {
 	stop_daemons 5
 }
 
+# What start --accounting and start-accounting run, for the release set by
+# release(): slurmdbd, sacctmgr, its MySQL plugin and Debian's MariaDB.
+require_accounting_tools() {
+	local b
+	for b in "$sbin/slurmdbd" "$bin/sacctmgr" "$mysql_plugin" /usr/sbin/mariadbd \
+		/usr/bin/mariadb-install-db /usr/bin/mariadb; do
+		[[ -e $b ]] || die "missing $b for accounting (run scripts/install-deps.sh)"
+	done
+}
+
 # MariaDB and slurmdbd alone, for a slurmctld the caller configures and
 # starts itself (bench/controller_bench.py --accounting): its slurm.conf is
 # DIR/etc/slurm.conf, which should `Include DIR/etc/accounting.conf` (the
@@ -593,10 +603,7 @@ cmd_start_accounting() {
 	conf=$dir/etc/slurm.conf
 	release "$version"
 	local b
-	for b in "$sbin/slurmdbd" "$bin/sacctmgr" "$mysql_plugin" /usr/sbin/mariadbd \
-		/usr/bin/mariadb-install-db /usr/bin/mariadb; do
-		[[ -e $b ]] || die "missing $b (run scripts/install-deps.sh)"
-	done
+	require_accounting_tools
 	for b in slurmdbd mariadbd; do
 		if is_ours "$(read_pid "$dir/run/$b.pid")" "$b" "$conf"; then
 			die "$dir holds a running $b; run: $prog stop $dir"
@@ -686,12 +693,7 @@ cmd_start() {
 	for b in "$sbin/slurmctld" "$sbin/slurmd" "$bin/sinfo" "$bin/scontrol"; do
 		[[ -x $b ]] || die "missing $b (run scripts/slurm-build.sh $version)"
 	done
-	if ((accounting)); then
-		for b in "$sbin/slurmdbd" "$bin/sacctmgr" "$mysql_plugin" /usr/sbin/mariadbd \
-			/usr/bin/mariadb-install-db /usr/bin/mariadb; do
-			[[ -e $b ]] || die "missing $b for --accounting (run scripts/install-deps.sh)"
-		done
-	fi
+	if ((accounting)); then require_accounting_tools; fi
 
 	conf=$dir/etc/slurm.conf
 	if [[ -e $dir ]]; then
