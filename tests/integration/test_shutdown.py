@@ -84,10 +84,9 @@ def thread_stacks(pid):
                      if l.startswith(("Thread ", "#")))
 
 
-def log_tail(path, lines=20):
+def log_tail(cluster, lines=20):
     try:
-        with open(path, errors="replace") as f:
-            return "".join(f.readlines()[-lines:])
+        return "".join(cluster.ctld_log().splitlines(keepends=True)[-lines:])
     except OSError as e:
         return f"({e})"
 
@@ -245,8 +244,7 @@ def main():
                 stacks = thread_stacks(pid)
                 with open(os.path.join(c.cdir, "log", f"hang.round{rnd}"), "w") as f:
                     f.write(stacks)
-                problems.append("slurmctld.log ends:\n" +
-                                log_tail(os.path.join(c.cdir, "log", "slurmctld.log")))
+                problems.append("slurmctld.log ends:\n" + log_tail(c))
                 problems.append("its threads:\n" + stacks)
                 os.kill(pid, signal.SIGKILL)
                 wait_exit(pid, 10)
