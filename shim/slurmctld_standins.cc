@@ -91,6 +91,19 @@ void lock_slurmctld(slurmctld_lock_t l) {
   }
 }
 
+// job_mgr.c's looks the id up in job_hash; the shim's lists are small
+// enough to search.
+job_record_t* find_job_record(uint32_t job_id) {
+  if (!job_list) return nullptr;
+  return static_cast<job_record_t*>(list_find_first_ro(
+      job_list,
+      [](void* x, void* key) -> int {
+        return static_cast<job_record_t*>(x)->job_id ==
+               *static_cast<uint32_t*>(key);
+      },
+      &job_id));
+}
+
 void unlock_slurmctld(slurmctld_lock_t l) {
   if (t_failing) {
     t_failing = false;

@@ -53,8 +53,8 @@ const FamilyDef kLockHold{
     MetricType::kGauge, {"collector"}};
 const FamilyDef kListWait{
     "slurm_exporter_controller_list_wait_seconds",
-    "Part of the most recent lock hold spent waiting for job_list's own lock "
-    "behind one of slurmctld's own walks of it, labeled by collector",
+    "Part of the most recent lock hold spent waiting for job_list's own lock, "
+    "labeled by collector",
     MetricType::kGauge, {"collector"}};
 const FamilyDef kLockHoldTotal{
     "slurm_exporter_controller_lock_hold_seconds_total",

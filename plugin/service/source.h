@@ -18,8 +18,9 @@ struct LockTiming {
   double wait_seconds = 0;
   double hold_seconds = 0;
   // The part of hold_seconds spent waiting, with the read locks held, for
-  // job_list's own lock: slurmctld's native metrics paths walk job_list
-  // under it (list_for_each_ro) while our slice's list_next() wants it.
+  // job_list's own lock. Our walk only reads the list (JobListWalk), so
+  // only a thread holding it for writing (slurmctld's list iterators) can
+  // keep it waiting, for microseconds per list_next().
   double list_wait_seconds = 0;
 };
 

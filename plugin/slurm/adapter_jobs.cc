@@ -7,6 +7,7 @@
 
 #include "adapter.h"
 #include "adapter_util.h"
+#include "job_list_walk.h"
 #include "stdio_path.h"
 
 namespace sm::slurm {
@@ -448,88 +449,54 @@ std::shared_ptr<JobSnapshot> ControllerSource::CollectJobs(LockTiming& timing,
 
   // The jobs are copied in slices: the locks are released whenever a slice
   // has held them for kSlice, so that a writer (a submit, the scheduler)
-  // never waits on us for longer than that. Only the list iterator outlives
-  // an unlock, never a job pointer: list.c moves an iterator past jobs
-  // removed meanwhile and appends new jobs behind it. What it does not
-  // survive is job_list itself being destroyed (list_destroy() frees its
-  // iterators). On the configured primary that happens only at shutdown,
-  // which stops us first (below and in Active()); a backup destroys and
-  // rebuilds job_list when it takes over (backup.c), so there the whole
-  // walk stays under one hold.
+  // never waits on us for longer than that. JobListWalk resumes after an
+  // unlock without keeping a job pointer or an iterator across it. A backup
+  // destroys and rebuilds job_list when it takes over (backup.c), so there
+  // the whole walk stays under one hold.
   const auto slice = slurmctld_primary ? std::chrono::milliseconds(2)
                                        : std::chrono::milliseconds::max();
-  constexpr int kBatch = 64;  // jobs taken from the list at a time
-  // 64 uncontended list_next() calls take microseconds; longer is a wait.
-  constexpr auto kListWaited = std::chrono::microseconds(500);
-  constexpr int kAhead = 8;   // prefetch distance, in jobs
-  SlurmListIterator it = nullptr;
+  constexpr int kAhead = 8;  // prefetch distance, in jobs
+  JobListWalk walk;
+  walk.Reserve(slots);
   slurmctld_lock_t locks = {};
   locks.conf = READ_LOCK;
   locks.job = READ_LOCK;
   locks.node = READ_LOCK;  // node_bitmap_cg names, node config maxima
   locks.part = READ_LOCK;
   locks.fed = READ_LOCK;
-  for (bool more = true; more;) {
+  for (bool done = false; !done; walk.BetweenSlices()) {
     TimedLock lock(locks, timing);
     if (slurmctld_config.shutdown_time) {
-      // job_fini() may come right after this unlock: let go of the
-      // iterator while the list is certainly alive.
-      if (it) list_iterator_destroy(it);
       error = "slurmctld is shutting down";
       return nullptr;
     }
-    if (!it) {
-      if (!job_list) {
-        error = "job list not loaded yet";
-        return nullptr;
-      }
-      it = list_iterator_create(job_list);
+    if (!job_list) {
+      error = "job list not loaded yet";
+      return nullptr;
     }
     const auto deadline = slice == std::chrono::milliseconds::max()
                               ? TimedLock::Clock::time_point::max()
                               : lock.acquired() + slice;
-    bool list_waited = false;
-    try {
-      do {
-        job_record_t* batch[kBatch];
-        int got = 0;
-        // list_next() takes job_list's own lock for writing. slurmctld's
-        // metrics paths (25.11+) hold it for reading through a whole walk
-        // of job_list: then we wait here with the read locks held. The
-        // wait is reported apart (hold = wait + copying, as uprobes see
-        // it), and the slice ends right after it, so that a writer queued
-        // behind the native walk does not also wait for the rest of ours.
-        const auto listed = TimedLock::Clock::now();
-        while (got < kBatch &&
-               (batch[got] = static_cast<job_record_t*>(list_next(it))))
-          ++got;
-        const auto list_time = TimedLock::Clock::now() - listed;
-        if (list_time > kListWaited) {
-          timing.list_wait_seconds += std::chrono::duration<double>(list_time).count();
-          list_waited = true;
+    done = walk.Slice(job_list, [&](job_record_t* const* batch, int got) {
+      for (int i = 0; i < std::min(got, kAhead); ++i) PrefetchRecord(batch[i]);
+      for (int i = 0; i < got; ++i) {
+        if (i + kAhead < got) PrefetchRecord(batch[i + kAhead]);
+        if (i + kAhead / 2 < got) PrefetchReferenced(batch[i + kAhead / 2]);
+        if (count == snap->jobs.size()) {
+          snap->jobs.emplace_back();
+          raws.emplace_back();
         }
-        for (int i = 0; i < std::min(got, kAhead); ++i) PrefetchRecord(batch[i]);
-        for (int i = 0; i < got; ++i) {
-          if (i + kAhead < got) PrefetchRecord(batch[i + kAhead]);
-          if (i + kAhead / 2 < got) PrefetchReferenced(batch[i + kAhead / 2]);
-          if (count == snap->jobs.size()) {
-            snap->jobs.emplace_back();
-            raws.emplace_back();
-          }
-          CopyJob(batch[i], snap->jobs[count], raws[count], arena, ctx);
-          ++count;
-        }
-        more = got == kBatch;
-      } while (more && !list_waited && TimedLock::Clock::now() < deadline);
-    } catch (...) {
-      list_iterator_destroy(it);  // under the lock, then fail the run
-      throw;
-    }
-    if (!more) {
-      list_iterator_destroy(it);  // still under the lock
-      it = nullptr;
-    }
+        CopyJob(batch[i], snap->jobs[count], raws[count], arena, ctx);
+        ++count;
+      }
+      return TimedLock::Clock::now() < deadline;
+    });
   }
+  timing.list_wait_seconds += walk.list_wait_seconds();
+  if (walk.restarts() > 0)
+    debug("soperator: the jobs collection resumed from job_list's head %d "
+          "time(s): every job it had passed last was purged meanwhile",
+          walk.restarts());
   snap->jobs.resize(count);
   raws.resize(count);
   last_job_count_.store(count, std::memory_order_relaxed);
