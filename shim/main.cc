@@ -15,6 +15,7 @@
 
 #include "controller.h"
 #include "generate.h"
+#include "job_churn.h"
 #include "hooks.h"
 #include "input.h"
 #include "plugin_host.h"
@@ -35,6 +36,8 @@ constexpr const char* kUsage =
     "        [--recollect SECONDS] [-v|-q] INPUT...\n"
     "  soperator-metrics-shim scenario --plugin SO [--openmetrics] [--every-step]\n"
     "        [--path /metrics|/monitoring] [--conf FILE] [-v|-q] SCENARIO.json\n"
+    "        (render and scenario: [--churn-jobs LOG] changes job_list between\n"
+    "        the jobs collection's slices and logs it, for tests)\n"
     "  soperator-metrics-shim slurmctld --plugin METRICS_SO --router STANDIN_SO\n"
     "        [--now UNIX] [--conf FILE] [-v|-q] INPUT... < REQUESTS.jsonl\n"
     "  soperator-metrics-shim generate --nodes N --jobs M [--partitions P]\n"
@@ -65,6 +68,7 @@ struct Args {
   std::optional<int64_t> now;
   std::string conf;
   std::string listen, monitoring_listen;
+  std::string churn_jobs;  // --churn-jobs LOG (job_churn.h)
   std::string router;
   double recollect = 0;
   int verbosity = 1;
@@ -100,6 +104,7 @@ Args ParseArgs(int argc, char** argv) {
     else if (arg == "--timings") a.timings = true;
     else if (arg == "--now") a.now = ParseInt(arg, value(), 0, INT64_MAX / 4);
     else if (arg == "--conf") a.conf = value();
+    else if (arg == "--churn-jobs") a.churn_jobs = value();
     else if (arg == "--listen") a.listen = value();
     else if (arg == "--router") a.router = value();
     else if (arg == "--monitoring-listen") a.monitoring_listen = value();
@@ -343,6 +348,7 @@ int Main(int argc, char** argv) {
 }
 
 int Dispatch(const Args& a) {
+  if (!a.churn_jobs.empty()) EnableJobChurn(a.churn_jobs);
   if (a.command == "render") return Render(a);
   if (a.command == "serve") return Serve(a);
   if (a.command == "scenario") return RunScenario(a);

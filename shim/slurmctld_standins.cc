@@ -13,6 +13,8 @@
 
 #include <atomic>
 
+#include "job_churn.h"
+
 sm::slurm::SlurmList job_list = nullptr;
 sm::slurm::SlurmList part_list = nullptr;
 sm::slurm::SlurmList resv_list = nullptr;
@@ -62,10 +64,18 @@ std::atomic<bool> g_fail_jobs{false};
 thread_local bool t_holding = false;  // this thread holds HoldCollections
 thread_local bool t_failing = false;  // this section was made to fail
 
-// A read of jobs, nodes and partitions is a nodes or jobs collection.
+// A read of jobs, nodes and partitions is a nodes or jobs collection; the
+// jobs collection also reads the federation.
+bool IsCollection(const slurmctld_lock_t& l) {
+  return l.job == READ_LOCK && l.node == READ_LOCK && l.part == READ_LOCK;
+}
+bool IsJobsCollection(const slurmctld_lock_t& l) {
+  return IsCollection(l) && l.fed == READ_LOCK;
+}
+
 bool CollectionFails(const slurmctld_lock_t& l) {
-  if (l.job != READ_LOCK || l.node != READ_LOCK || l.part != READ_LOCK) return false;
-  return l.fed == READ_LOCK ? g_fail_jobs.load() : g_fail_nodes.load();
+  if (!IsCollection(l)) return false;
+  return IsJobsCollection(l) ? g_fail_jobs.load() : g_fail_nodes.load();
 }
 
 }  // namespace
@@ -117,6 +127,7 @@ void unlock_slurmctld(slurmctld_lock_t l) {
   Release(kNode, l.node);
   Release(kJob, l.job);
   Release(kConf, l.conf);
+  if (IsJobsCollection(l)) shim::ChurnJobsAfterUnlock();
 }
 
 }  // extern "C"
