@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "job_churn.h"
 
-#include <atomic>
-#include <cstdio>
 #include <fstream>
 #include <mutex>
 #include <stdexcept>

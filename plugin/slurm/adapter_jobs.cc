@@ -4,6 +4,8 @@
 // client-side formatting those tools add.
 #include <algorithm>
 #include <mutex>
+#include <ranges>
+#include <span>
 
 #include "adapter.h"
 #include "adapter_util.h"
@@ -457,14 +459,17 @@ std::shared_ptr<JobSnapshot> ControllerSource::CollectJobs(LockTiming& timing,
                                        : std::chrono::milliseconds::max();
   constexpr int kAhead = 8;  // prefetch distance, in jobs
   JobListWalk walk;
-  walk.Reserve(slots);
+  // What a restart of the walk passes by: the ids copied so far.
+  const auto copied_ids = [&] {
+    return std::span(snap->jobs.data(), count) | std::views::transform(&Job::id);
+  };
   slurmctld_lock_t locks = {};
   locks.conf = READ_LOCK;
   locks.job = READ_LOCK;
   locks.node = READ_LOCK;  // node_bitmap_cg names, node config maxima
   locks.part = READ_LOCK;
   locks.fed = READ_LOCK;
-  for (bool done = false; !done; walk.BetweenSlices()) {
+  for (bool done = false; !done; walk.BetweenSlices(copied_ids())) {
     TimedLock lock(locks, timing);
     if (slurmctld_config.shutdown_time) {
       error = "slurmctld is shutting down";

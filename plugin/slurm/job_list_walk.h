@@ -17,14 +17,14 @@
 // of the last kMarks records passed whose job id still finds that very
 // record (find_job_record(), a hash lookup). Every record passed after
 // that one is gone, so nothing is visited twice. When all of them are
-// gone, the walk starts again from the head and passes by the ids it has
-// visited; the set of those ids is built off-lock (BetweenSlices()).
+// gone, the walk starts again from the head and passes by the ids the
+// caller has copied; the set of those ids is built off-lock
+// (BetweenSlices()).
 #pragma once
 
 #include <chrono>
 #include <exception>
 #include <unordered_set>
-#include <vector>
 
 #include "slurm_api.h"
 
@@ -36,9 +36,6 @@ class JobListWalk {
   static constexpr int kMarks = 32;  // last records passed, to resume after
   using Clock = std::chrono::steady_clock;
 
-  // Off-lock: room for `jobs` visited ids.
-  void Reserve(size_t jobs) { visited_.reserve(jobs); }
-
   // Under the job read lock. Calls visit(records, n) with up to kBatch
   // records at a time (n may be 0), in list order, each record once per
   // walk, until visit returns false (the slice is over) or the list ends.
@@ -47,11 +44,10 @@ class JobListWalk {
   template <typename Visit>
   bool Slice(SlurmList list, Visit&& visit) {
     Pass<Visit> pass(this, &visit);
-    if (started_ && !FindResumePoint(pass.seek)) {
+    if (!FindResumePoint(pass.seek)) {
       restart_ = true;  // BetweenSlices() builds the id set, off-lock
       return false;
     }
-    started_ = true;
     pass.called = Clock::now();
     const int n = list_for_each_ro(list, &Pass<Visit>::Next, &pass);
     Waited(pass);
@@ -64,16 +60,17 @@ class JobListWalk {
     return true;
   }
 
-  // Off-lock, after every slice: prepares a restart from the head when no
-  // mark survived.
-  void BetweenSlices() {
+  // Off-lock, after every slice. When no mark survived, the next slice
+  // starts at the head and passes by `copied`: the job ids of every record
+  // visit() was handed so far (a range of uint32_t, read only then).
+  template <typename Ids>
+  void BetweenSlices(const Ids& copied) {
     if (!restart_) return;
     restart_ = false;
     seen_.clear();
-    seen_.insert(visited_.begin(), visited_.end());
+    for (const uint32_t id : copied) seen_.insert(id);
     dedupe_ = true;
-    from_head_ = true;
-    marks_count_ = 0;
+    marks_count_ = 0;  // no mark: from the head
     ++restarts_;
   }
 
@@ -134,7 +131,6 @@ class JobListWalk {
         if (++w.skipped_ % kBatch == 0 && !p->Deliver()) return -1;
         return 0;
       }
-      w.visited_.push_back(job->job_id);
       p->batch[p->got++] = job;
       if (p->got == kBatch && !p->Deliver()) return -1;
       return 0;
@@ -148,12 +144,9 @@ class JobListWalk {
   }
 
   // The most recent mark whose id still finds that record (seek past it);
+  // from the head when there is no mark (the first slice, a restart);
   // false if every mark is gone.
   bool FindResumePoint(const void*& seek) {
-    if (from_head_) {
-      from_head_ = false;
-      return true;
-    }
     for (int k = 1; k <= marks_count_; ++k) {
       const Mark& m = marks_[(marks_next_ + kMarks - k) % kMarks];
       if (find_job_record(m.job_id) == m.record) {
@@ -161,7 +154,7 @@ class JobListWalk {
         return true;
       }
     }
-    return marks_count_ == 0;  // nothing passed yet: from the head
+    return marks_count_ == 0;
   }
 
   // The time from the call to the first record is the wait for the list's
@@ -174,17 +167,14 @@ class JobListWalk {
       list_wait_seconds_ += std::chrono::duration<double>(d).count();
   }
 
-  bool started_ = false;
-  bool restart_ = false;    // no mark survived: restart from the head
-  bool from_head_ = false;  // the next slice starts at the head
-  bool dedupe_ = false;     // pass by the ids in seen_
+  bool restart_ = false;  // no mark survived: restart from the head
+  bool dedupe_ = false;   // pass by the ids in seen_
   int restarts_ = 0;
   uint64_t skipped_ = 0;
   double list_wait_seconds_ = 0;
   Mark marks_[kMarks] = {};
   int marks_next_ = 0;
   int marks_count_ = 0;
-  std::vector<uint32_t> visited_;  // every job id visited, in order
   std::unordered_set<uint32_t> seen_;
 };
 
