@@ -15,6 +15,7 @@ std::mutex g_mu;
 std::ofstream* g_log = nullptr;  // set once, before the plugin runs
 int g_step = 0;
 uint32_t g_next_id = 2000000000;
+constexpr size_t kKeptAtHead = 16;
 
 std::vector<job_record_t*> Records() {
   std::vector<job_record_t*> out;
@@ -57,9 +58,11 @@ void ChurnJobsAfterUnlock() {
   ++g_step;
   *g_log << "step " << g_step << "\n";
   if (g_step == 1) {
-    // The first slice passed at most a few thousand jobs: purging the
-    // first three quarters removes every job it could resume after.
-    for (size_t k = 0; k < jobs.size() * 3 / 4; ++k) Purge(jobs[k]);
+    // The first slice passed at least one batch (64 jobs) and at most a
+    // few thousand: purging jobs 16 up to three quarters of the list
+    // removes every job it could resume after, and keeps the first 16,
+    // which it copied and the restart from the head must pass by.
+    for (size_t k = kKeptAtHead; k < jobs.size() * 3 / 4; ++k) Purge(jobs[k]);
   } else {
     // Elsewhere: every 37th job purged, every 41st resubmitted.
     for (size_t k = 0; k < jobs.size(); ++k) {

@@ -7,8 +7,9 @@ usage: job_churn.py --shim SHIM --plugin SO [--jobs M]
 The plugin copies job_list in ~2 ms slices and resumes after each unlock
 (plugin/slurm/job_list_walk.h). `--churn-jobs` makes the shim change the
 list at every unlock of the jobs collection, as slurmctld's purges and
-submits do: first it purges the first three quarters of the jobs (every job
-the walk could resume after, so the walk must start again from the head),
+submits do: first it purges the jobs from the 17th up to three quarters of
+the list (every job the walk could resume after, so the walk must start
+again from the head and pass by the first 16, which it copied already),
 then it purges every 37th job and moves every 41st to the tail under a new
 id (freed memory handed to a new job). The oracle is the generated jobs
 file and the shim's log of what it changed:
