@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Which families each HTTP path serves. One place, so our HTTP
-// listener, the metrics/soperator carrier and the shim agree.
+// The HTTP paths and the body each serves, built from the family
+// registry (family_registry.h), so our HTTP listener, the
+// metrics/soperator carrier and the shim agree.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +11,7 @@
 
 #include "accounting_snapshot.h"
 #include "exposition.h"
+#include "finished_jobs.h"
 #include "node_history.h"
 #include "queue_wait.h"
 #include "snapshot.h"
@@ -44,6 +46,9 @@ struct ClusterState {
   std::shared_ptr<const ReservationSnapshot> reservations = nullptr;
   // Rendered with the self-monitoring families, not on these paths.
   std::shared_ptr<const AccountingStatus> accounting = nullptr;
+  // JobSource=accounting only (null with controller): which finished jobs
+  // the per-job families serve (finished_jobs.h).
+  std::shared_ptr<const FinishedJobsView> finished_jobs = nullptr;
 };
 
 struct RenderOptions {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 
+#include "family_registry.h"
 #include "go_parse.h"
 #include "log.h"
 #include "utf8.h"
@@ -66,10 +67,65 @@ std::string SetInt(int& field, std::string_view v, int min, int max) {
   return "";
 }
 
+// A byte count: a whole number, optionally with K, M or G (powers of 1024).
+std::string SetBytes(uint64_t& field, std::string_view v, uint64_t min,
+                     uint64_t max) {
+  std::string_view t = TrimSpace(v);
+  uint64_t unit = 1;
+  if (!t.empty()) {
+    switch (t.back()) {
+      case 'k': case 'K': unit = uint64_t{1} << 10; break;
+      case 'm': case 'M': unit = uint64_t{1} << 20; break;
+      case 'g': case 'G': unit = uint64_t{1} << 30; break;
+      default: break;
+    }
+    if (unit != 1) t.remove_suffix(1);
+  }
+  const bool digits = !t.empty() && t.size() <= 12 &&
+                      std::all_of(t.begin(), t.end(),
+                                  [](char c) { return c >= '0' && c <= '9'; });
+  const uint64_t count = digits ? std::stoull(std::string(t)) : 0;
+  // Compared before multiplying: 12 digits times 1G would wrap.
+  if (!digits || count > max / unit || count * unit < min)
+    return "accepted values are sizes from 1M to 64G, e.g. 128M";
+  field = count * unit;
+  return "";
+}
+
 std::string SetBindAddress(std::string& field, std::string_view v) {
   std::string why;
   if (!ParseBindAddress(v, &why)) return why;
   field = std::string(TrimSpace(v));
+  return "";
+}
+
+// Why `name` cannot be disabled: not a family of the registry
+// (family_registry.h), with the nearest one that is when it is close.
+std::string UnknownFamily(std::string_view name) {
+  std::string why = "unknown family " + Printable(name);
+  if (name.starts_with("slurm_exporter_"))
+    return why + " (the slurm_exporter_* self-monitoring families are "
+                 "always served)";
+  if (const auto nearest = NearestFamily(name))
+    why += " (did you mean " + std::string(*nearest) + "?)";
+  return why;
+}
+
+// Comma-separated family names, each one a family some path serves: a
+// misspelt name would otherwise switch nothing off, silently.
+std::string SetFamilies(Config& c, std::string_view v) {
+  std::vector<std::string> names;
+  while (!v.empty()) {
+    const size_t comma = v.find(',');
+    const std::string_view name = TrimSpace(v.substr(0, comma));
+    if (!name.empty()) {
+      if (!IsKnownFamily(name)) return UnknownFamily(name);
+      names.emplace_back(name);
+    }
+    v = comma == std::string_view::npos ? std::string_view()
+                                         : v.substr(comma + 1);
+  }
+  c.disabled_families = std::move(names);
   return "";
 }
 
@@ -180,6 +236,15 @@ const std::vector<Option>& Options() {
          c.accounting_jobs_lookback = *d;
          return std::string();
        }},
+      {"AccountingJobsMax", "SLURM_EXPORTER_ACCOUNTING_JOBS_MAX",
+       [](Config& c, std::string_view v) {
+         return SetInt(c.accounting_jobs_max, v, 1, 10000000);
+       }},
+      {"AccountingJobsMaxBytes", "SLURM_EXPORTER_ACCOUNTING_JOBS_MAX_BYTES",
+       [](Config& c, std::string_view v) {
+         return SetBytes(c.accounting_jobs_max_bytes, v, uint64_t{1} << 20,
+                         uint64_t{64} << 30);
+       }},
       {"NativeValues", "SLURM_EXPORTER_NATIVE_VALUES",
        [](Config& c, std::string_view v) { return SetBool(c.native_values, v); }},
       {"IgnorePrivateData", "SLURM_EXPORTER_IGNORE_PRIVATE_DATA",
@@ -199,17 +264,7 @@ const std::vector<Option>& Options() {
       {"NodeGresMetrics", "SLURM_EXPORTER_NODE_GRES_METRICS",
        [](Config& c, std::string_view v) { return SetBool(c.node_gres_metrics, v); }},
       {"DisabledFamilies", "SLURM_EXPORTER_DISABLED_FAMILIES",
-       [](Config& c, std::string_view v) {
-         c.disabled_families.clear();
-         while (!v.empty()) {
-           const size_t comma = v.find(',');
-           const std::string_view name = TrimSpace(v.substr(0, comma));
-           if (!name.empty()) c.disabled_families.emplace_back(name);
-           v = comma == std::string_view::npos ? std::string_view()
-                                                : v.substr(comma + 1);
-         }
-         return std::string();
-       }},
+       [](Config& c, std::string_view v) { return SetFamilies(c, v); }},
   };
   return options;
 }
@@ -373,6 +428,41 @@ std::optional<BindAddress> ParseBindAddress(std::string_view a, std::string* why
 
 namespace {
 
+// The addresses a listener on `a` takes.
+struct Claim {
+  bool every_v4 = false;
+  bool every_v6 = false;
+  std::optional<IpAddress> one;
+};
+
+Claim ClaimOf(const BindAddress& a) {
+  if (a.family == BindAddress::Family::kAny) return {true, true, std::nullopt};
+  const std::optional<IpAddress> ip = ParseIpAddress(a.host);
+  if (!ip) return {};  // not from ParseBindAddress: claims nothing known
+  const bool unspecified =
+      std::all_of(ip->bytes.begin(), ip->bytes.end(), [](uint8_t b) { return b == 0; });
+  if (!unspecified) return {false, false, ip};
+  // "[::]" is dual-stack like ":port" (IPV6_V6ONLY off); "0.0.0.0" IPv4 only.
+  return {true, ip->v6, std::nullopt};
+}
+
+bool Covers(const Claim& c, const IpAddress& ip) {
+  return ip.v6 ? c.every_v6 : c.every_v4;
+}
+
+}  // namespace
+
+bool BindAddressesOverlap(const BindAddress& a, const BindAddress& b) {
+  if (a.port == 0 || b.port == 0 || a.port != b.port) return false;
+  const Claim x = ClaimOf(a), y = ClaimOf(b);
+  if ((x.every_v4 && y.every_v4) || (x.every_v6 && y.every_v6)) return true;
+  if (x.one && Covers(y, *x.one)) return true;
+  if (y.one && Covers(x, *y.one)) return true;
+  return x.one && y.one && x.one->v6 == y.one->v6 && x.one->bytes == y.one->bytes;
+}
+
+namespace {
+
 template <class Apply>
 void ParseFile(std::string_view rest, std::string_view file_name,
                const std::map<std::string, const Option*>& by_key,
@@ -430,6 +520,61 @@ std::string NotText(std::string_view text) {
   return "";
 }
 
+using ApplyValue = std::function<void(const Option&, std::string_view, const std::string&)>;
+
+// The SLURM_EXPORTER_* variables, the lowest precedence.
+void ReadEnvironment(const EnvLookup& env, const ApplyValue& apply,
+                     std::vector<ConfigMessage>& messages) {
+  for (const Option& o : Options()) {
+    if (!o.env) continue;
+    const char* v = env(o.env);
+    if (!v || !*v) continue;
+    const std::string where = std::string("environment ") + o.env;
+    if (const std::string bad = NotText(v); !bad.empty()) {
+      messages.push_back({true, where + ": not text (" + bad + ")"});
+      continue;
+    }
+    apply(o, v, where);
+  }
+}
+
+// AccountingJobsLookback, meaningful only with JobSource=accounting, is
+// checked only then, as Soperator does.
+void SettleJobSource(Config& config, const Option& lookback,
+                     const std::optional<std::pair<std::string, std::string>>& value,
+                     std::vector<ConfigMessage>& messages) {
+  if (config.job_source != JobSource::kAccounting) return;
+  if (value) {
+    Config candidate = config;
+    const std::string err = lookback.set(candidate, value->first);
+    if (err.empty()) {
+      config = std::move(candidate);
+    } else {
+      messages.push_back({true, value->second + ": invalid value \"" +
+                                    Printable(value->first) + "\" for " +
+                                    kLookbackKey + ": " + err});
+    }
+  }
+}
+
+// The two listeners compared as addresses, not as text (":8080" and
+// "[::]:8080" are one socket).
+void CheckBindConflict(Config& config, std::vector<ConfigMessage>& messages) {
+  std::string why;
+  const auto metrics = ParseBindAddress(config.metrics_bind_address, &why);
+  const auto monitoring = ParseBindAddress(config.monitoring_bind_address, &why);
+  if (!metrics || !monitoring || !BindAddressesOverlap(*metrics, *monitoring)) return;
+  config.monitoring_conflicts = true;
+  messages.push_back(
+      {false, "MonitoringBindAddress " + config.monitoring_bind_address +
+                  " conflicts with MetricsBindAddress " +
+                  config.metrics_bind_address + " (port " +
+                  std::to_string(metrics->port) +
+                  " on a same address); the monitoring listener is not "
+                  "started: its families are on the metrics listener at "
+                  "/metrics/soperator/monitoring"});
+}
+
 }  // namespace
 
 Config LoadConfig(const std::optional<std::string>& file,
@@ -445,8 +590,8 @@ Config LoadConfig(const std::optional<std::string>& file,
   const Option* lookback = by_key.at(NormalizeKey(kLookbackKey));
   std::optional<std::pair<std::string, std::string>> lookback_value;  // value, where
 
-  auto apply = [&](const Option& o, std::string_view value,
-                   const std::string& source) {
+  const ApplyValue apply = [&](const Option& o, std::string_view value,
+                          const std::string& source) {
     if (&o == lookback) {
       lookback_value.emplace(std::string(value), source);
       return;
@@ -465,17 +610,7 @@ Config LoadConfig(const std::optional<std::string>& file,
   };
 
   // Lowest precedence first: environment, then the file overrides it.
-  for (const Option& o : Options()) {
-    if (!o.env) continue;
-    const char* v = env(o.env);
-    if (!v || !*v) continue;
-    const std::string where = std::string("environment ") + o.env;
-    if (const std::string bad = NotText(v); !bad.empty()) {
-      messages.push_back({true, where + ": not text (" + bad + ")"});
-      continue;
-    }
-    apply(o, v, where);
-  }
+  ReadEnvironment(env, apply, messages);
   if (file) {
     if (const std::string bad = NotText(*file); !bad.empty()) {
       messages.push_back({true, std::string(file_name) + ": not a text file (" +
@@ -486,29 +621,8 @@ Config LoadConfig(const std::optional<std::string>& file,
   }
   if (!listener_errors.empty())
     config.listener_config_error = listener_errors.begin()->second;
-  if (config.job_source == JobSource::kAccounting) {
-    if (lookback_value) {
-      Config candidate = config;
-      const std::string err = lookback->set(candidate, lookback_value->first);
-      if (err.empty()) {
-        config = std::move(candidate);
-      } else {
-        messages.push_back({true, lookback_value->second + ": invalid value \"" +
-                                      Printable(lookback_value->first) +
-                                      "\" for " + kLookbackKey + ": " + err});
-      }
-    }
-    messages.push_back(
-        {false,
-         "JobSource=accounting needs slurmdbd queries that do not belong "
-         "inside slurmctld; jobs come from the controller"});
-    config.job_source = JobSource::kController;
-  }
-  if (config.metrics_bind_address == config.monitoring_bind_address) {
-    messages.push_back({false, "MetricsBindAddress and MonitoringBindAddress "
-                               "are both " + config.metrics_bind_address +
-                               "; the monitoring listener is disabled"});
-  }
+  SettleJobSource(config, *lookback, lookback_value, messages);
+  CheckBindConflict(config, messages);
   return config;
 }
 

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -16,10 +17,10 @@
 #include <vector>
 
 #include "cidr.h"
+#include "log.h"
 
 namespace sm {
 
-enum class LogLevel { kDebug, kInfo, kWarn, kError };
 enum class JobSource { kController, kAccounting };
 
 struct Config {
@@ -30,10 +31,18 @@ struct Config {
   std::string metrics_bind_address = ":8080";
   bool metrics_bind_address_set = false;  // given in the file or environment
   std::string monitoring_bind_address = ":8081";
+  // MonitoringBindAddress claims a port on an address MetricsBindAddress
+  // claims too (BindAddressesOverlap): the monitoring listener could never
+  // bind, so it is not started (LoadConfig warns).
+  bool monitoring_conflicts = false;
   LogLevel log_level = LogLevel::kDebug;
   std::string log_format = "json";
   JobSource job_source = JobSource::kController;
   std::chrono::milliseconds accounting_jobs_lookback{3600 * 1000};
+  // Ours: bounds on the finished jobs JobSource=accounting keeps after
+  // slurmctld purged them (docs/configuration.md, "Finished jobs").
+  int accounting_jobs_max = 100000;
+  uint64_t accounting_jobs_max_bytes = uint64_t{128} << 20;
 
   // Ours.
   bool native_values = false;  // reproduce metrics/openmetrics' values
@@ -86,5 +95,11 @@ struct BindAddress {
 // nullopt when malformed, with the reason in *why.
 std::optional<BindAddress> ParseBindAddress(std::string_view bind_address,
                                             std::string* why);
+
+// Whether listeners on `a` and `b` would claim one port on one address,
+// as the listener binds them: ":port" and "[::]:port" take every IPv6 and
+// IPv4 address, "0.0.0.0:port" every IPv4 one, anything else its one
+// address. Port 0 (any free port) never overlaps.
+bool BindAddressesOverlap(const BindAddress& a, const BindAddress& b);
 
 }  // namespace sm

@@ -136,6 +136,15 @@ Family& MetricSet::Add(const FamilyDef& def) {
   return f;
 }
 
+std::vector<std::string_view> MetricSet::AddedNames() const {
+  std::vector<std::string_view> names;
+  for (const auto* list : {&families_, &discarded_})
+    for (const Family& f : *list) names.push_back(f.def().name);
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
 void MetricSet::Seal() {
   if (sealed_) return;
   sealed_ = true;

@@ -137,6 +137,9 @@ class MetricSet {
 
   Family& Add(const FamilyDef& def);
   Arena& arena() { return arena_; }
+  // The name of every family Add was given, disabled ones too, sorted and
+  // once each: what tests hold the family registry to.
+  std::vector<std::string_view> AddedNames() const;
 
   void Seal();
   void Write(Format format, std::string& out) const;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Soperator's GetNodeList (spec section 5): expands "gpu[001-002],worker005"
+// Soperator's GetNodeList (Soperator exporter spec, section 5): expands
+// "gpu[001-002],worker005"
 // to host names for slurm_node_job. Not Slurm's hostlist: it expands only
 // the last bracket of a piece and keeps odd pieces literally, on purpose.
 #pragma once

@@ -28,6 +28,11 @@ void Log(LogLevel level, std::string_view message) {
   g_sink(level, copy.c_str());
 }
 
+void LogNotice(std::string_view message) {
+  const std::string copy(message);
+  g_sink(LogLevel::kInfo, copy.c_str());
+}
+
 std::string Printable(std::string_view s, size_t max_bytes) {
   static const char kHex[] = "0123456789abcdef";
   std::string out;

@@ -6,9 +6,11 @@
 #include <string>
 #include <string_view>
 
-#include "exporter_config.h"
-
 namespace sm {
+
+// The levels of our own messages, and of LogLevel= in the configuration
+// (exporter_config.h includes this header, never the other way round).
+enum class LogLevel { kDebug, kInfo, kWarn, kError };
 
 using LogSink = void (*)(LogLevel level, const char* message);
 
@@ -17,6 +19,13 @@ using LogSink = void (*)(LogLevel level, const char* message);
 void SetLogSink(LogSink sink, LogLevel threshold);
 
 void Log(LogLevel level, std::string_view message);
+
+// What an admin checks to see that the plugin runs and where (its build,
+// the configuration it read, the addresses it listens on): written at info
+// level whatever LogLevel says, so LogLevel=warn keeps them
+// (docs/troubleshooting.md, "A normal start"). slurmctld's own
+// SlurmctldDebug still filters them like any info line.
+void LogNotice(std::string_view message);
 
 // `s` fit to quote in a log line: printable ASCII is kept, every other
 // byte (controls, NUL, any byte of UTF-8) becomes \xNN, and past

@@ -36,6 +36,14 @@ FamilyDefs MakeDefs(const Spec& spec, std::string_view label) {
           FamilyDef{spec.name, spec.help, MetricType::kGauge, labels}};
 }
 
+std::vector<const FamilyDef*> TypedDefs(
+    std::initializer_list<std::span<const FamilyDefs>> tables) {
+  std::vector<const FamilyDef*> out;
+  for (std::span<const FamilyDefs> table : tables)
+    for (const FamilyDefs& defs : table) out.push_back(&defs.typed);
+  return out;
+}
+
 Emitter::Emitter(MetricSet& set, const FamilyDefs& defs, const Spec& spec,
                  bool native_values)
     : spec_(&spec),
@@ -190,10 +198,13 @@ void JobTotals::Add(const Job& j, bool native_values) {
 
   if (j.state == JobBase::kRunning || j.state == JobBase::kSuspended) {
     cpus_alloc += NonNegative(j.cpus_alloc);
-    gpus_alloc += NonNegative(j.gpus_alloc);
+    // Slurm sums the gres/gpu TRES, 0 unless AccountingStorageTRES has
+    // it; by default the allocated GRES (docs/metrics-native.md).
+    gpus_alloc += NonNegative(native_values ? j.gpus_tres : j.gpus_alloc);
     memory_alloc_mb += NonNegative(j.memory_alloc_mb);
     alloc_nodes_.insert(alloc_nodes_.end(), j.node_indices.begin(),
                         j.node_indices.end());
+    record_nodes_ += j.node_indices.size();
   }
 
   if (is_pending) {
@@ -212,11 +223,13 @@ void JobTotals::Add(const Job& j, bool native_values) {
   }
 }
 
-void JobTotals::Finish() {
+void JobTotals::Finish(bool per_record) {
   std::sort(alloc_nodes_.begin(), alloc_nodes_.end());
-  nodes_alloc = static_cast<uint64_t>(
-      std::unique(alloc_nodes_.begin(), alloc_nodes_.end()) -
-      alloc_nodes_.begin());
+  nodes_alloc = per_record
+                    ? record_nodes_
+                    : static_cast<uint64_t>(
+                          std::unique(alloc_nodes_.begin(), alloc_nodes_.end()) -
+                          alloc_nodes_.begin());
   alloc_nodes_.clear();
 }
 

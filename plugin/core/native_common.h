@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -71,6 +72,11 @@ std::vector<FamilyDefs> MakeDefs(std::span<const Row> rows,
   for (const Row& r : rows) out.push_back(MakeDefs(r.spec, label));
   return out;
 }
+
+// The typed FamilyDef of every row of `tables`, in order: what the family
+// registry lists for a native group (family_registry.h).
+std::vector<const FamilyDef*> TypedDefs(
+    std::initializer_list<std::span<const FamilyDefs>> tables);
 
 // Fills one family of a MetricSet.
 class Emitter {
@@ -195,7 +201,9 @@ struct JobTotals {
   uint64_t hold = 0;
   uint64_t memory_alloc_mb = 0;
   uint64_t node_failed = 0;
-  uint64_t nodes_alloc = 0;  // distinct nodes, after Finish()
+  // After Finish(): distinct nodes, or with `per_record` the sum over the
+  // records (JobSnapshot::native_nodes_alloc_per_record).
+  uint64_t nodes_alloc = 0;
   uint64_t oom = 0;
   uint64_t pending = 0;
   uint64_t powerup_node = 0;
@@ -216,10 +224,11 @@ struct JobTotals {
   uint64_t min_job_nodes_nohold = 0;
 
   void Add(const Job& j, bool native_values);
-  void Finish();
+  void Finish(bool per_record = false);
 
  private:
   std::vector<uint32_t> alloc_nodes_;
+  uint64_t record_nodes_ = 0;
 };
 
 }  // namespace sm::native

@@ -81,15 +81,25 @@ const Row kRows[] = {
      &JobTotals::timeout},
 };
 
+const std::vector<native::FamilyDefs>& Defs() {
+  static const auto& kDefs =
+      Immortal(native::MakeDefs(std::span<const Row>(kRows), ""));
+  return kDefs;
+}
+
 }  // namespace
+
+std::span<const FamilyDef* const> NativeJobFamilies() {
+  static const auto& kAll = Immortal(native::TypedDefs({Defs()}));
+  return kAll;
+}
 
 void AddNativeJobFamilies(MetricSet& set, const JobSnapshot& snap,
                           const RenderOptions& opts) {
-  static const auto& kDefs =
-      Immortal(native::MakeDefs(std::span<const Row>(kRows), ""));
+  const auto& kDefs = Defs();
   JobTotals totals;
   for (const Job& j : snap.jobs) totals.Add(j, opts.native_values);
-  totals.Finish();
+  totals.Finish(opts.native_values && snap.native_nodes_alloc_per_record);
   std::vector<native::Emitter> emit = native::MakeEmitters(
       set, std::span<const Row>(kRows), kDefs, opts.native_values);
   for (size_t i = 0; i < emit.size(); ++i) emit[i].Add(totals.*kRows[i].value);

@@ -9,6 +9,9 @@
 
 namespace sm {
 
+// The families AddNativeJobFamilies adds.
+std::span<const FamilyDef* const> NativeJobFamilies();
+
 void AddNativeJobFamilies(MetricSet& set, const JobSnapshot& jobs,
                           const RenderOptions& opts);
 

@@ -127,25 +127,31 @@ const Total kTotals[] = {
      &NodeCounts::unknown},
 };
 
+const std::vector<native::FamilyDefs>& PerNodeDefs() {
+  static const auto& kDefs =
+      Immortal(native::MakeDefs(std::span<const PerNode>(kPerNode), "node"));
+  return kDefs;
+}
+
+const std::vector<native::FamilyDefs>& TotalDefs() {
+  static const auto& kDefs =
+      Immortal(native::MakeDefs(std::span<const Total>(kTotals), ""));
+  return kDefs;
+}
+
 }  // namespace
 
-std::span<const std::string_view> NativeNodeFamilyNames() {
-  static const auto& kNames = Immortal([] {
-    std::vector<std::string_view> names;
-    for (const PerNode& p : kPerNode) names.push_back(p.spec.name);
-    for (const Total& t : kTotals) names.push_back(t.spec.name);
-    return names;
-  }());
-  return kNames;
+std::span<const FamilyDef* const> NativeNodeFamilies() {
+  static const auto& kAll =
+      Immortal(native::TypedDefs({PerNodeDefs(), TotalDefs()}));
+  return kAll;
 }
 
 void AddNativeNodeFamilies(MetricSet& set, const NodeSnapshot& snap,
                            const RenderOptions& opts,
                            std::span<const std::string_view> skip) {
-  static const auto& kPerNodeDefs =
-      Immortal(native::MakeDefs(std::span<const PerNode>(kPerNode), "node"));
-  static const auto& kTotalDefs =
-      Immortal(native::MakeDefs(std::span<const Total>(kTotals), ""));
+  const auto& kPerNodeDefs = PerNodeDefs();
+  const auto& kTotalDefs = TotalDefs();
   const bool nv = opts.native_values;
   auto skipped = [&](std::string_view name) {
     return std::find(skip.begin(), skip.end(), name) != skip.end();

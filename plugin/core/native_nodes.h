@@ -12,8 +12,8 @@
 
 namespace sm {
 
-// The names of the families AddNativeNodeFamilies adds.
-std::span<const std::string_view> NativeNodeFamilyNames();
+// The families AddNativeNodeFamilies adds.
+std::span<const FamilyDef* const> NativeNodeFamilies();
 
 // Families named in `skip` are not built.
 void AddNativeNodeFamilies(MetricSet& set, const NodeSnapshot& nodes,

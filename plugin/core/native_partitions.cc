@@ -225,19 +225,42 @@ struct PartitionTotals {
   JobTotals jobs;
 };
 
+const native::FamilyDefs& PartitionsDefs() {
+  static const native::FamilyDefs kDefs = native::MakeDefs(kPartitions, "");
+  return kDefs;
+}
+const std::vector<native::FamilyDefs>& JobDefs() {
+  static const auto& kDefs =
+      Immortal(native::MakeDefs(std::span<const JobRow>(kJobRows), "partition"));
+  return kDefs;
+}
+const std::vector<native::FamilyDefs>& NodeDefs() {
+  static const auto& kDefs =
+      Immortal(native::MakeDefs(std::span<const NodeRow>(kNodeRows), "partition"));
+  return kDefs;
+}
+const std::vector<native::FamilyDefs>& SizeDefs() {
+  static const auto& kDefs =
+      Immortal(native::MakeDefs(std::span<const SizeRow>(kSizeRows), "partition"));
+  return kDefs;
+}
+
 }  // namespace
+
+// In the order AddNativePartitionFamilies adds them.
+std::span<const FamilyDef* const> NativePartitionFamilies() {
+  static const auto& kAll = Immortal(native::TypedDefs(
+      {std::span(&PartitionsDefs(), 1), JobDefs(), NodeDefs(), SizeDefs()}));
+  return kAll;
+}
 
 void AddNativePartitionFamilies(MetricSet& set, const NodeSnapshot& snap,
                                 const JobSnapshot* jobs,
                                 const RenderOptions& opts) {
-  static const native::FamilyDefs kPartitionsDefs =
-      native::MakeDefs(kPartitions, "");
-  static const auto& kJobDefs =
-      Immortal(native::MakeDefs(std::span<const JobRow>(kJobRows), "partition"));
-  static const auto& kNodeDefs =
-      Immortal(native::MakeDefs(std::span<const NodeRow>(kNodeRows), "partition"));
-  static const auto& kSizeDefs =
-      Immortal(native::MakeDefs(std::span<const SizeRow>(kSizeRows), "partition"));
+  const native::FamilyDefs& kPartitionsDefs = PartitionsDefs();
+  const auto& kJobDefs = JobDefs();
+  const auto& kNodeDefs = NodeDefs();
+  const auto& kSizeDefs = SizeDefs();
   const bool nv = opts.native_values;
 
   native::Emitter(set, kPartitionsDefs, kPartitions, nv)
@@ -269,7 +292,8 @@ void AddNativePartitionFamilies(MetricSet& set, const NodeSnapshot& snap,
       const auto it = by_name.find(j.statistics_partition);
       if (it != by_name.end()) totals[it->second].jobs.Add(j, nv);
     }
-    for (PartitionTotals& t : totals) t.jobs.Finish();
+    for (PartitionTotals& t : totals)
+      t.jobs.Finish(nv && jobs->native_nodes_alloc_per_record);
   }
 
   std::vector<native::Emitter> job_emit;

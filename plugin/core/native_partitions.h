@@ -11,6 +11,10 @@ namespace sm {
 
 // `jobs` may be null (job collection failed): the job-derived families are
 // then left out instead of reading zero.
+// The families AddNativePartitionFamilies adds (the per-partition job
+// families only with a jobs snapshot).
+std::span<const FamilyDef* const> NativePartitionFamilies();
+
 void AddNativePartitionFamilies(MetricSet& set, const NodeSnapshot& nodes,
                                 const JobSnapshot* jobs,
                                 const RenderOptions& opts);

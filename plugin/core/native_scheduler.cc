@@ -199,12 +199,22 @@ const Row kRows[] = {
      [](const DiagSnapshot& d) { return Time(S(d).time); }},
 };
 
+const std::vector<native::FamilyDefs>& Defs() {
+  static const auto& kDefs =
+      Immortal(native::MakeDefs(std::span<const Row>(kRows), ""));
+  return kDefs;
+}
+
 }  // namespace
+
+std::span<const FamilyDef* const> NativeSchedulerFamilies() {
+  static const auto& kAll = Immortal(native::TypedDefs({Defs()}));
+  return kAll;
+}
 
 void AddNativeSchedulerFamilies(MetricSet& set, const DiagSnapshot& diag,
                                 const RenderOptions& opts) {
-  static const auto& kDefs =
-      Immortal(native::MakeDefs(std::span<const Row>(kRows), ""));
+  const auto& kDefs = Defs();
   std::vector<native::Emitter> emit = native::MakeEmitters(
       set, std::span<const Row>(kRows), kDefs, opts.native_values);
   for (size_t i = 0; i < emit.size(); ++i) emit[i].Add(kRows[i].value(diag));

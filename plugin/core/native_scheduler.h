@@ -10,6 +10,9 @@
 
 namespace sm {
 
+// The families AddNativeSchedulerFamilies adds.
+std::span<const FamilyDef* const> NativeSchedulerFamilies();
+
 void AddNativeSchedulerFamilies(MetricSet& set, const DiagSnapshot& diag,
                                 const RenderOptions& opts);
 

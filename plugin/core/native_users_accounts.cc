@@ -173,16 +173,39 @@ void Emit(MetricSet& set, const std::vector<Side>& side,
   }
 }
 
+const std::vector<Side>& Users() {
+  static const auto& kUsers = Immortal(SideOf(&Row::user));
+  return kUsers;
+}
+const std::vector<Side>& Accounts() {
+  static const auto& kAccounts = Immortal(SideOf(&Row::account));
+  return kAccounts;
+}
+const std::vector<native::FamilyDefs>& UserDefs() {
+  static const auto& kDefs =
+      Immortal(native::MakeDefs(std::span<const Side>(Users()), "username"));
+  return kDefs;
+}
+const std::vector<native::FamilyDefs>& AccountDefs() {
+  static const auto& kDefs =
+      Immortal(native::MakeDefs(std::span<const Side>(Accounts()), "account"));
+  return kDefs;
+}
+
 }  // namespace
+
+std::span<const FamilyDef* const> NativeUserAccountFamilies() {
+  static const auto& kAll =
+      Immortal(native::TypedDefs({UserDefs(), AccountDefs()}));
+  return kAll;
+}
 
 void AddNativeUserAccountFamilies(MetricSet& set, const JobSnapshot& snap,
                                   const RenderOptions& opts) {
-  static const auto& kUsers = Immortal(SideOf(&Row::user));
-  static const auto& kAccounts = Immortal(SideOf(&Row::account));
-  static const auto& kUserDefs =
-      Immortal(native::MakeDefs(std::span<const Side>(kUsers), "username"));
-  static const auto& kAccountDefs =
-      Immortal(native::MakeDefs(std::span<const Side>(kAccounts), "account"));
+  const auto& kUsers = Users();
+  const auto& kAccounts = Accounts();
+  const auto& kUserDefs = UserDefs();
+  const auto& kAccountDefs = AccountDefs();
   const bool nv = opts.native_values;
 
   // Keyed by the exact strings; an unresolvable uid or a job without an
@@ -192,8 +215,9 @@ void AddNativeUserAccountFamilies(MetricSet& set, const JobSnapshot& snap,
     users.For(j.user_name).Add(j, nv);
     accounts.For(j.account).Add(j, nv);
   }
-  for (JobTotals& t : users.totals) t.Finish();
-  for (JobTotals& t : accounts.totals) t.Finish();
+  const bool per_record = nv && snap.native_nodes_alloc_per_record;
+  for (JobTotals& t : users.totals) t.Finish(per_record);
+  for (JobTotals& t : accounts.totals) t.Finish(per_record);
   Emit(set, kUsers, kUserDefs, users, nv);
   Emit(set, kAccounts, kAccountDefs, accounts, nv);
 }

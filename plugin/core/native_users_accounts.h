@@ -10,6 +10,9 @@
 
 namespace sm {
 
+// The families AddNativeUserAccountFamilies adds.
+std::span<const FamilyDef* const> NativeUserAccountFamilies();
+
 void AddNativeUserAccountFamilies(MetricSet& set, const JobSnapshot& jobs,
                                   const RenderOptions& opts);
 

@@ -40,6 +40,9 @@ const FamilyDef kDraining{
     {"node_name"},
     kNodeEventBuckets};
 
+const FamilyDef* const kAll[] = {&kGpuSeconds, &kFails, &kUnavailability,
+                                 &kDraining};
+
 NodeHistory::StateKey MakeStateKey(const Node& n) {
   using namespace node_flag;
   return {std::string(n.name), std::string(NodeBaseName(n.state.base)),
@@ -118,6 +121,8 @@ void NodeHistory::Observe(const NodeSnapshot& cur, double now) {
   prev_.clear();
   for (const Node& n : cur.nodes) prev_[std::string(n.name)] = n.state;
 }
+
+std::span<const FamilyDef* const> NodeHistory::Families() { return kAll; }
 
 void NodeHistory::AddFamilies(MetricSet& set) const {
   Family& gpu = set.Add(kGpuSeconds);

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Soperator's stateful node families (spec section 7): failure counter,
+// Soperator's stateful node families (Soperator exporter spec, section 7):
+// failure counter,
 // unavailability/draining duration histograms and GPU-seconds, updated once
 // per successful nodes collection. Series are never deleted, like Soperator.
 #pragma once
 
 #include <map>
+#include <span>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -26,6 +28,8 @@ class NodeHistory {
   // Families 12-15. Views point into this object: do not Observe while
   // the MetricSet is in use.
   void AddFamilies(MetricSet& set) const;
+  // The families AddFamilies adds.
+  static std::span<const FamilyDef* const> Families();
 
   // Label values Soperator repeats on the counters.
   using StateKey = std::tuple<std::string, std::string, std::string,

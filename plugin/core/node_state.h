@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Soperator's reading of a node state (spec section 3.2): base names and the
+// Soperator's reading of a node state (Soperator exporter spec, section 3.2):
+// base names and the
 // derived predicates several families share.
 #pragma once
 

@@ -49,6 +49,11 @@ void QueueWaitHistory::Observe(const JobSnapshot& jobs) {
   primed_ = true;
 }
 
+std::span<const FamilyDef* const> QueueWaitHistory::Families() {
+  static const FamilyDef* const kAll[] = {&kQueueWait};
+  return kAll;
+}
+
 void QueueWaitHistory::AddFamilies(MetricSet& set) const {
   Family& f = set.Add(kQueueWait);
   for (const auto& [partition, h] : histogram_) {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <unordered_map>
 
@@ -23,6 +24,8 @@ class QueueWaitHistory {
   // Views point into this object: do not Observe while the MetricSet is in
   // use.
   void AddFamilies(MetricSet& set) const;
+  // The families AddFamilies adds.
+  static std::span<const FamilyDef* const> Families();
 
  private:
   bool primed_ = false;

@@ -3,6 +3,9 @@
 
 #include <array>
 #include <map>
+#include <vector>
+
+#include "immortal.h"
 
 namespace sm {
 namespace {
@@ -56,6 +59,15 @@ const FamilyDef* const kAll[] = {&kInfo, &kStart, &kEnd, &kNodeCount,
 }  // namespace
 
 std::span<const FamilyDef* const> ReservationFamilies() { return kAll; }
+
+std::span<const FamilyDef* const> ReservationNodeFamilies() {
+  static const auto& kNodes = Immortal([] {
+    std::vector<const FamilyDef*> out;
+    for (const FamilyDef& f : kNodeFamilies) out.push_back(&f);
+    return out;
+  }());
+  return kNodes;
+}
 
 void AddReservationFamilies(MetricSet& set, const ReservationSnapshot& snap) {
   Family& info = set.Add(kInfo);

@@ -17,6 +17,8 @@ void AddReservationFamilies(MetricSet& set, const ReservationSnapshot& resv);
 
 // From the node snapshot: every listed node whose active reservation is set
 // counts in that reservation's slurm_reservation_nodes_* families.
+// Every family AddReservationNodeFamilies() builds.
+std::span<const FamilyDef* const> ReservationNodeFamilies();
 void AddReservationNodeFamilies(MetricSet& set, const NodeSnapshot& nodes);
 
 }  // namespace sm

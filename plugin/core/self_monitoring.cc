@@ -69,6 +69,16 @@ const FamilyDef kCachedBytes{
     "Bytes of the metric bodies (plain and gzip) kept rendered after each "
     "collection: those asked for lately",
     MetricType::kGauge, {}};
+const FamilyDef kCachedLimit{
+    "slurm_exporter_cached_body_limit_bytes",
+    "Most bytes the cached metric bodies (plain and gzip) may hold together",
+    MetricType::kGauge, {}};
+const FamilyDef kUncached{
+    "slurm_exporter_uncached_requests_total",
+    "Requests whose body did not fit under the cached body limit: rendered "
+    "for that request alone (outcome=rendered) or refused with 503 "
+    "(outcome=refused)",
+    MetricType::kCounter, {"outcome"}};
 const FamilyDef kSeriesDropped{
     "slurm_exporter_duplicate_series_dropped_total",
     "Series dropped because another series of the family had the same labels",
@@ -82,6 +92,26 @@ const FamilyDef kLabelsTruncated{
     "slurm_exporter_label_values_truncated_total",
     "Label values longer than 4096 bytes, cut and marked ...[truncated]",
     MetricType::kCounter, {}};
+
+const FamilyDef kBuildInfo{
+    "slurm_exporter_build_info",
+    "A metric with a constant '1' value labeled by the plugin's version, the "
+    "Slurm release it was built for and the slurm.conf plugin that loaded it",
+    MetricType::kGauge, {"carrier", "slurm_version", "version"}};
+const FamilyDef kInterval{
+    "slurm_exporter_collection_interval_seconds",
+    "CollectionInterval: how often the collector copies slurmctld's state",
+    MetricType::kGauge, {}};
+const FamilyDef kControllerActive{
+    "slurm_exporter_controller_active",
+    "1 while this slurmctld is the controller in charge and its data is "
+    "collected; 0 while it is a standby backup or has not loaded its state",
+    MetricType::kGauge, {}};
+const FamilyDef kLastSuccess{
+    "slurm_exporter_collector_last_success_timestamp_seconds",
+    "When the data of the sub-collector now served was collected, seconds "
+    "since the Unix epoch, labeled by collector",
+    MetricType::kGauge, {"collector"}};
 
 constexpr std::span<const std::string_view> kNoLabels{};
 
@@ -102,6 +132,30 @@ const FamilyDef kLastDecay{
     MetricType::kGauge, {}};
 
 }  // namespace
+
+void SelfMonitoring::SetBuildInfo(BuildInfo info) {
+  std::lock_guard lock(mu_);
+  build_ = std::move(info);
+}
+
+void SelfMonitoring::SetCollectionInterval(double seconds) {
+  std::lock_guard lock(mu_);
+  interval_ = seconds;
+}
+
+void SelfMonitoring::CollectorSucceeded(std::string_view collector,
+                                        double unix_seconds) {
+  std::lock_guard lock(mu_);
+  collectors_[std::string(collector)].last_success = unix_seconds;
+}
+
+void SelfMonitoring::ControllerActive(bool active) {
+  std::lock_guard lock(mu_);
+  active_ = active ? 1 : 0;
+  if (!active) {
+    for (auto& entry : collectors_) entry.second.last_success = 0;
+  }
+}
 
 void SelfMonitoring::CollectorStarted(std::string_view collector,
                                       int inflight) {
@@ -153,9 +207,15 @@ void SelfMonitoring::Rendered(double seconds, const WriteStats& stats) {
   labels_truncated_ += stats.labels_truncated;
 }
 
-void SelfMonitoring::CachedBodies(uint64_t bytes) {
+void SelfMonitoring::CachedBodies(uint64_t bytes, uint64_t limit) {
   std::lock_guard lock(mu_);
   cached_bytes_ = bytes;
+  cached_limit_ = limit;
+}
+
+void SelfMonitoring::UncachedRequest(bool refused) {
+  std::lock_guard lock(mu_);
+  ++(refused ? uncached_refused_ : uncached_rendered_);
 }
 
 void SelfMonitoring::MetricsRequest(uint64_t exported) {
@@ -174,9 +234,26 @@ void SelfMonitoring::AddFamilies(MetricSet& set) const {
   set.Add(kExported).Add(kNoLabels, exported_);
   set.Add(kRenderDuration).Add(kNoLabels, render_duration_);
   set.Add(kCachedBytes).Add(kNoLabels, cached_bytes_);
+  if (cached_limit_) set.Add(kCachedLimit).Add(kNoLabels, cached_limit_);
+  {
+    Family& uncached = set.Add(kUncached);
+    const std::string_view rendered[] = {"rendered"};
+    const std::string_view refused[] = {"refused"};
+    uncached.Add(rendered, uncached_rendered_);
+    uncached.Add(refused, uncached_refused_);
+  }
   set.Add(kSeriesDropped).Add(kNoLabels, duplicates_dropped_);
   set.Add(kUtf8Repaired).Add(kNoLabels, utf8_repaired_);
   set.Add(kLabelsTruncated).Add(kNoLabels, labels_truncated_);
+  if (!build_.version.empty()) {
+    const std::string_view build[] = {arena.Store(build_.carrier),
+                                      arena.Store(build_.slurm_version),
+                                      arena.Store(build_.version)};
+    set.Add(kBuildInfo).Add(build, 1);
+  }
+  if (interval_ > 0) set.Add(kInterval).Add(kNoLabels, interval_);
+  if (active_ >= 0) set.Add(kControllerActive).Add(kNoLabels, active_);
+  Family& last_success = set.Add(kLastSuccess);
   Family& duration = set.Add(kCollectorDuration);
   Family& errors = set.Add(kCollectorErrors);
   Family& inflight = set.Add(kCollectorInflight);
@@ -191,6 +268,7 @@ void SelfMonitoring::AddFamilies(MetricSet& set) const {
     if (c.errors) errors.Add(label, c.errors);
     if (c.started) inflight.Add(label, c.inflight);
     if (c.skipped) skipped.Add(label, c.skipped);
+    if (c.last_success > 0) last_success.Add(label, c.last_success);
     if (c.locked) {
       lock_wait.Add(label, c.lock_wait);
       lock_hold.Add(label, c.lock_hold);

@@ -270,7 +270,17 @@ struct Job {
   bool reason_has_part_node_limit_bit = false;
   int64_t cpus_alloc = 0;       // job_ptr->total_cpus
   int64_t memory_alloc_mb = 0;  // tres_alloc_cnt[TRES_ARRAY_MEM]
-  int64_t gpus_alloc = 0;       // tres_alloc_cnt[gpu_pos]
+  // GPUs the job was allocated, read from its allocated GRES
+  // (gres_list_alloc): Σ total_gres of its gres/gpu entries, typed and
+  // untyped, whatever the request (--gpus, --gpus-per-node, --gres=gpu:...).
+  // Kept by a finished record until it is purged, as its TRES are; 0 before
+  // the job is allocated and after a requeue. What `scontrol show job -d`
+  // prints as JOB_GRES (docs/metrics.md "GPUs per job").
+  int64_t gpus_alloc = 0;
+  // tres_alloc_cnt[gpu_pos]: the same number when gres/gpu is in
+  // AccountingStorageTRES, else 0 (gpu_pos -1). What metrics/openmetrics
+  // sums; only NativeValues=yes prints it (docs/metrics-native.md).
+  int64_t gpus_tres = 0;
   uint32_t min_nodes = 0;       // details->min_nodes
   uint32_t max_nodes = 0;       // details->max_nodes (0: no maximum)
   // array_recs->task_cnt: >0 on an array's pending meta record, the tasks
@@ -283,6 +293,13 @@ struct Job {
 struct JobSnapshot {
   Arena arena;
   Rows<Job> jobs;
+  // How this release's own metrics/openmetrics counts the nodes allocated
+  // to jobs (slurm_jobs_nodes_alloc, slurm_{user,account}_jobs_nodes_alloc):
+  // 25.11.0 to 26.05.1 add up each running or suspended record's nodes,
+  // counting a shared node once per job; 26.05.2 and later count distinct
+  // nodes (docs/native-semantics.md, section 4). Set by the adapter; only
+  // NativeValues=yes prints the per-record sum.
+  bool native_nodes_alloc_per_record = false;
 };
 
 // ---- Controller statistics (sdiag) ---------------------------------------

@@ -22,10 +22,15 @@ const FamilyDef kRpcUserDuration{
     "Total time spent on user RPCs", MetricType::kCounter,
     {"user", "user_id"}};
 
+const FamilyDef* const kAll[] = {&kServerThreads, &kRpcCalls, &kRpcDuration,
+                                 &kRpcUserCalls, &kRpcUserDuration};
+
 // sdiag reports microseconds; the families are in seconds.
 constexpr double kMicro = 1e6;
 
 }  // namespace
+
+std::span<const FamilyDef* const> SoperatorControllerFamilies() { return kAll; }
 
 void AddSoperatorControllerFamilies(MetricSet& set, const DiagSnapshot& diag) {
   Family& threads = set.Add(kServerThreads);

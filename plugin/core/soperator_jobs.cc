@@ -36,6 +36,9 @@ const FamilyDef kNodeJob{
     MetricType::kGauge,
     {"job_id", "node_name", "nvlink_instance_group", "nodeset_name"}};
 
+const FamilyDef* const kAll[] = {&kJobInfo, &kJobCpus, &kJobMemory,
+                                 &kJobDuration, &kNodeJob};
+
 // "" for absent and for exactly 0, as Soperator prints times.
 std::string_view TimeLabel(Arena& arena, std::optional<int64_t> t) {
   return t && *t != 0 ? arena.StoreInt(*t) : std::string_view();
@@ -50,7 +53,10 @@ struct Resources {
 
 // jobAllocatedResources: allocated TRES, then requested TRES for whatever
 // is still missing, then the job's cpus and memory-per-node x node count.
-Resources SelectResources(const Job& j) {
+// `accounting`: slurmdbd's allocation_nodes, which the accounting source
+// multiplies by, is 0 until the job has nodes (Soperator exporter spec,
+// section 11), so a pending job gets no memory from that path.
+Resources SelectResources(const Job& j, bool accounting) {
   Resources r;
   auto take = [&](std::string_view tres_string) {
     if (tres_string.empty()) return;
@@ -63,7 +69,9 @@ Resources SelectResources(const Job& j) {
   take(j.tres_alloc);
   if (!r.cpus || !r.memory_bytes) take(j.tres_req);
   if (!r.cpus && j.cpus) r.cpus = *j.cpus;
-  if (!r.memory_bytes && j.memory_per_node_mb && j.node_count)
+  const bool has_node_count =
+      j.node_count && !(accounting && j.state == JobBase::kPending);
+  if (!r.memory_bytes && j.memory_per_node_mb && has_node_count)
     r.memory_bytes = static_cast<double>(*j.memory_per_node_mb) *
                      static_cast<double>(*j.node_count) * kMiB;
   return r;
@@ -95,8 +103,10 @@ std::string_view JobBaseName(JobBase base) {
   return "";
 }
 
+std::span<const FamilyDef* const> SoperatorJobFamilies() { return kAll; }
+
 void AddSoperatorJobFamilies(MetricSet& set, const JobSnapshot& snap,
-                             int64_t now) {
+                             int64_t now, const FinishedJobsView* accounting) {
   Family& info = set.Add(kJobInfo);
   Family& cpus = set.Add(kJobCpus);
   Family& memory = set.Add(kJobMemory);
@@ -105,23 +115,26 @@ void AddSoperatorJobFamilies(MetricSet& set, const JobSnapshot& snap,
   Arena& arena = set.arena();
   std::vector<std::string> hosts;
 
-  for (const Job& j : snap.jobs) {
+  const auto add = [&](const Job& j) {
     const std::string_view id = arena.StoreInt(j.id);
     // Soperator's IsTerminalState lists exactly the finished bases.
     const bool terminal = IsFinished(j.state);
     // Slurm defaults mail_user to the user name; only a different address
-    // is worth a label value.
+    // is worth a label value. The accounting source sets neither the mail
+    // nor the uid (Soperator exporter spec, section 11).
     const std::string_view mail =
-        !j.user_name.empty() && j.mail_user != j.user_name ? j.mail_user
-                                                           : std::string_view();
+        !accounting && !j.user_name.empty() && j.mail_user != j.user_name
+            ? j.mail_user
+            : std::string_view();
+    const std::string_view uid = !accounting && j.user_id
+                                     ? arena.StoreInt(*j.user_id)
+                                     : std::string_view();
     std::string_view array_task = j.array_task_string;
     if (j.array_task_id) array_task = arena.StoreInt(*j.array_task_id);
     const bool ended = j.end_time && *j.end_time != 0;
 
     info.Add({id, JobBaseName(j.state), j.state_reason, j.partition, j.name,
-              j.user_name, mail,
-              j.user_id ? arena.StoreInt(*j.user_id) : std::string_view(),
-              j.std_err, j.std_out,
+              j.user_name, mail, uid, j.std_err, j.std_out,
               j.array_job_id ? arena.StoreInt(*j.array_job_id)
                              : std::string_view(),
               array_task, TimeLabel(arena, j.submit_time),
@@ -131,7 +144,7 @@ void AddSoperatorJobFamilies(MetricSet& set, const JobSnapshot& snap,
              1);
 
     const std::string_view id_label[] = {id};
-    const Resources r = SelectResources(j);
+    const Resources r = SelectResources(j, accounting != nullptr);
     if (r.cpus) cpus.Add(id_label, *r.cpus);
     if (r.memory_bytes) memory.Add(id_label, *r.memory_bytes);
 
@@ -140,13 +153,20 @@ void AddSoperatorJobFamilies(MetricSet& set, const JobSnapshot& snap,
       if (end - *j.start_time > 0) duration.Add(id_label, end - *j.start_time);
     }
 
-    if (!node_job.enabled()) continue;  // the costly one to switch off
+    if (!node_job.enabled()) return;  // the costly one to switch off
     hosts.clear();
     if (ExpandHostList(AssignedNodeList(j.nodes), hosts)) {
       for (const std::string& h : hosts)
         node_job.Add({id, arena.Store(h), "", ""}, 1);
     }
-  }
+  };
+
+  for (const Job& j : snap.jobs)
+    if (!accounting || accounting->Serves(j)) add(j);
+  // Finished jobs slurmctld has purged since (docs/configuration.md,
+  // "Finished jobs"); never one of the ids above.
+  if (accounting)
+    for (const auto& k : accounting->purged) add(k->job);
 }
 
 }  // namespace sm

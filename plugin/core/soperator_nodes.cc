@@ -106,14 +106,7 @@ const FamilyDef* const kFamilies[] = {
 
 }  // namespace
 
-std::span<const std::string_view> SoperatorNodeFamilyNames() {
-  static const auto kNames = [] {
-    std::array<std::string_view, std::size(kFamilies)> names;
-    for (size_t i = 0; i < names.size(); ++i) names[i] = kFamilies[i]->name;
-    return names;
-  }();
-  return kNames;
-}
+std::span<const FamilyDef* const> SoperatorNodeFamilies() { return kFamilies; }
 
 void AddSoperatorNodeFamilies(MetricSet& set, const NodeSnapshot& snap,
                               std::span<const std::string_view> skip) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Soperator's per-node gauges (spec 6.1): slurm_node_info, cpus, memory,
+// Soperator's per-node gauges (Soperator exporter spec, section 6.1):
+// slurm_node_info, cpus, memory,
 // partition mapping.
 #pragma once
 
@@ -11,8 +12,8 @@
 
 namespace sm {
 
-// The names of the families AddSoperatorNodeFamilies adds.
-std::span<const std::string_view> SoperatorNodeFamilyNames();
+// The families AddSoperatorNodeFamilies adds.
+std::span<const FamilyDef* const> SoperatorNodeFamilies();
 
 // Families named in `skip` are not built.
 void AddSoperatorNodeFamilies(MetricSet& set, const NodeSnapshot& nodes,

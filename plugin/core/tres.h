@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Soperator's ParseTrackableResources (spec section 4): cpu, mem and
+// Soperator's ParseTrackableResources (Soperator exporter spec, section 4):
+// cpu, mem and
 // gres/gpu out of a TRES string such as "cpu=16,mem=191356M,gres/gpu=1".
 #pragma once
 
