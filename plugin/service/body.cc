@@ -20,6 +20,9 @@ std::string Gzip(const std::string& in) {
   zs.avail_out = static_cast<uInt>(out.size());
   const int rc = deflate(&zs, Z_FINISH);
   out.resize(zs.total_out);
+  // deflateBound() is about the size of the input: without this a kept
+  // gzip form would hold as much memory as its plain text.
+  out.shrink_to_fit();
   deflateEnd(&zs);
   return rc == Z_STREAM_END ? out : std::string();
 }
@@ -27,7 +30,10 @@ std::string Gzip(const std::string& in) {
 }  // namespace
 
 const std::string& Body::gzipped() const {
-  std::call_once(gzip_once_, [this] { gzipped_ = Gzip(text_); });
+  std::call_once(gzip_once_, [this] {
+    gzipped_ = Gzip(text_);
+    gzip_made_.store(true, std::memory_order_release);
+  });
   return gzipped_;
 }
 

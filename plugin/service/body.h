@@ -3,6 +3,7 @@
 // listeners that send it and the metrics/soperator carrier that copies it.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -19,6 +20,11 @@ class Body {
   uint64_t series() const { return series_; }
   // Thread-safe; compresses once.
   const std::string& gzipped() const;
+  // Bytes of the gzip form once made; 0 before (and never makes it): what
+  // the collector's cache holds for this body (collector.h, the limit).
+  size_t gzipped_size() const {
+    return gzip_made_.load(std::memory_order_acquire) ? gzipped_.size() : 0;
+  }
 
   // The empty body served before the first collection. Never destroyed:
   // listener threads (and slurmctld's own threads on 25.11+) may still hold
@@ -31,6 +37,7 @@ class Body {
   uint64_t series_;
   mutable std::once_flag gzip_once_;
   mutable std::string gzipped_;
+  mutable std::atomic<bool> gzip_made_{false};
 };
 
 }  // namespace sm

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "collector.h"
 
+#include <malloc.h>
+
 #include <algorithm>
+#include <cmath>
 #include <csignal>
 #include <ctime>
 #include <limits>
@@ -48,7 +51,8 @@ Collector::Collector(Source& source, CollectorOptions options,
       options_(std::move(options)),
       monitoring_(monitoring),
       state_((options_.monotonic_now ? options_.monotonic_now
-                                     : SteadySeconds)()) {
+                                     : SteadySeconds)(),
+             options_.finished_jobs) {
   if (!options_.monotonic_now) options_.monotonic_now = SteadySeconds;
   if (!options_.unix_now) options_.unix_now = UnixSeconds;
   if (options_.max_inflight < 1) options_.max_inflight = 1;
@@ -59,10 +63,14 @@ Collector::Collector(Source& source, CollectorOptions options,
   keep_seconds_ = std::max(3 * interval, 120.0);
   asked_.fill(-std::numeric_limits<double>::infinity());
   gzip_asked_.fill(-std::numeric_limits<double>::infinity());
+  last_success_.fill(-std::numeric_limits<double>::infinity());
+  monitoring_.SetCollectionInterval(interval);
   // The carrier's own paths are warm from the start, as if just asked for.
   const double now = options_.monotonic_now();
-  for (Endpoint e : options_.endpoints)
+  for (Endpoint e : options_.endpoints) {
     asked_[Slot(e, View::kFull, Format::kText)] = now;
+    kept_[Slot(e, View::kFull, Format::kText)] = true;
+  }
   const auto& disabled = options_.disabled_families;
   for (int i = 0; i < kSubCollectorCount; ++i) {
     if (!kSubCollectors[i].families) continue;
@@ -117,6 +125,7 @@ void Collector::StopRendering() {
     queue_.clear();
   }
   cv_.notify_all();
+  ready_cv_.notify_all();
   if (render_thread_.joinable()) render_thread_.join();
 }
 
@@ -125,6 +134,30 @@ void Collector::CollectOnce() { StartTick(true); }
 bool Collector::Ready() const {
   std::lock_guard lock(const_cast<std::mutex&>(mu_));
   return ready_;
+}
+
+Collector::Readiness Collector::GetReadiness() const {
+  std::lock_guard lock(const_cast<std::mutex&>(mu_));
+  if (standby_) return {false, "standby: this slurmctld is not the controller in charge"};
+  if (!ready_) return {false, "no collection yet"};
+  const double interval = std::chrono::duration<double>(options_.interval).count();
+  const double now = options_.monotonic_now();
+  double oldest = now;
+  std::string_view which;
+  for (int i = 0; i < kSubCollectorCount; ++i) {
+    if (skipped_[i] || last_success_[i] >= oldest) continue;
+    oldest = last_success_[i];
+    which = kSubCollectors[i].name;
+  }
+  if (now - oldest > kStaleIntervals * interval) {
+    const std::string age = std::isfinite(oldest)
+                                ? "for " + std::to_string(static_cast<long long>(now - oldest)) + " s"
+                                : "since the controller took charge";
+    return {false, "stale: no successful " + std::string(which) + " collection " + age +
+                       " (more than " + std::to_string(kStaleIntervals) +
+                       " CollectionIntervals)"};
+  }
+  return {true, "ok"};
 }
 
 void Collector::AddStateFamilies(MetricSet& set) {
@@ -179,7 +212,13 @@ void Collector::RenderLoop() {
 }
 
 void Collector::StartTick(bool synchronous) {
-  if (!source_.Active()) {
+  const bool active = source_.Active();
+  monitoring_.ControllerActive(active);
+  {
+    std::lock_guard lock(mu_);
+    standby_ = !active;
+  }
+  if (!active) {
     Deactivate();
     return;
   }
@@ -217,6 +256,7 @@ void Collector::StartTick(bool synchronous) {
 
 void Collector::RunTask(const Task& task) {
   const double t0 = options_.monotonic_now();
+  const int64_t unix_t0 = options_.unix_now();
   LockTiming timing;
   std::string error;
   Applier result;
@@ -235,10 +275,11 @@ void Collector::RunTask(const Task& task) {
     monitoring_.LockUsed(name, timing.wait_seconds, timing.hold_seconds,
                          timing.list_wait_seconds);
   const bool failed = !result;
+  bool applied = false;
   if (failed) {
     LogError("collector " + std::string(name) + " failed: " +
              (error.empty() ? "no data" : error));
-  } else if (!Apply(task.sub, task.sequence, task.tick->epoch, result)) {
+  } else if (!(applied = Apply(task.sub, task.sequence, task.tick->epoch, result))) {
     LogDebug("collector " + std::string(name) + ": stale result dropped");
   }
   // Soperator's duration covers the fetch and the state update.
@@ -251,6 +292,12 @@ void Collector::RunTask(const Task& task) {
     SubCollector& s = subs_[task.sub];
     --s.inflight;
     monitoring_.CollectorFinished(name, seconds, failed, s.inflight);
+    // Under mu_, like Deactivate()'s reset: a result dropped as stale never
+    // counts, and one applied before a Deactivate() is forgotten by it.
+    if (applied && task.tick->epoch == epoch_.load()) {
+      last_success_[task.sub] = t0;
+      monitoring_.CollectorSucceeded(name, static_cast<double>(unix_t0));
+    }
     Tick& tick = *task.tick;
     ++tick.finished;
     tick.failed |= failed;
@@ -284,6 +331,7 @@ bool Collector::Apply(int sub, uint64_t sequence, uint64_t epoch,
   // Only possible with max_inflight > 1: an older run finishing last.
   if (sequence != 0 && sequence <= s.applied_sequence) return false;
   s.applied_sequence = sequence;
+  state_.unix_now = options_.unix_now();
   apply(state_, options_.monotonic_now());
   active_ = true;
   return true;
@@ -315,24 +363,43 @@ void Collector::RenderEndpoint(Endpoint e, View view,
   stats.labels_truncated += set.stats().labels_truncated;
 }
 
-void Collector::RenderAll(uint64_t epoch) {
-  if (epoch != epoch_.load()) return;
-  std::array<bool, kSlots> wanted, gzip;
+struct Collector::RenderPlan {
+  std::array<bool, kSlots> wanted{};
+  std::array<bool, kSlots> gzip{};
   std::array<size_t, kSlots> previous_size{};
-  {
-    std::lock_guard lock(mu_);
-    const double now = options_.monotonic_now();
-    for (size_t i = 0; i < bodies_.size(); ++i) {
-      wanted[i] = now - asked_[i] <= keep_seconds_;
-      gzip[i] = wanted[i] && now - gzip_asked_[i] <= keep_seconds_;
-      if (bodies_[i]) previous_size[i] = bodies_[i]->text().size();
-    }
-  }
   std::array<std::shared_ptr<const Body>, kSlots> fresh;
-  // The gauge covers the whole pass: every wanted endpoint and format, and
-  // the compression of those scraped with gzip.
-  const double t0 = options_.monotonic_now();
-  WriteStats stats;
+};
+
+void Collector::PlanRendersLocked(double now, RenderPlan& plan) {
+  // The most recently asked for first: they keep their place under the
+  // limit, by the size of their last render (a new one may differ; the
+  // publish below checks again).
+  std::array<size_t, kSlots> order;
+  for (size_t i = 0; i < kSlots; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [this](size_t a, size_t b) { return asked_[a] > asked_[b]; });
+  const uint64_t limit = LimitLocked(now);
+  uint64_t planned = 0;
+  for (size_t i : order) {
+    if (!kept_[i]) continue;
+    if (now - asked_[i] > keep_seconds_) {
+      kept_[i] = false;  // nobody asked lately: dropped, no longer rendered
+      continue;
+    }
+    const bool compressed = now - gzip_asked_[i] <= keep_seconds_;
+    const uint64_t cost = last_bytes_[i] + (compressed ? last_bytes_[i] / 4 : 0);
+    if (planned + cost > limit) {
+      kept_[i] = false;  // does not fit: rendered per request from now on
+      continue;
+    }
+    planned += cost;
+    plan.wanted[i] = true;
+    plan.gzip[i] = compressed;
+    if (bodies_[i]) plan.previous_size[i] = bodies_[i]->text().size();
+  }
+}
+
+bool Collector::RenderPlanned(RenderPlan& plan, WriteStats& stats) {
   bool rendered = false;
   // Public views exist only while something is hidden (see Get()).
   const bool views_differ = hidden_.load() != 0;
@@ -342,75 +409,248 @@ void Collector::RenderAll(uint64_t epoch) {
       const auto endpoint = static_cast<Endpoint>(e);
       const size_t text = Slot(endpoint, view, Format::kText);
       const size_t om = Slot(endpoint, view, Format::kOpenMetrics);
-      if (!wanted[text] && !wanted[om]) continue;
+      if (!plan.wanted[text] && !plan.wanted[om]) continue;
       std::array<std::shared_ptr<const Body>, 2> bodies;
       {
         std::lock_guard lock(apply_mu_);
-        RenderEndpoint(endpoint, view, {wanted[text], wanted[om]},
-                       {previous_size[text], previous_size[om]}, bodies, stats);
+        RenderEndpoint(endpoint, view, {plan.wanted[text], plan.wanted[om]},
+                       {plan.previous_size[text], plan.previous_size[om]}, bodies,
+                       stats);
       }
-      fresh[text] = std::move(bodies[0]);
-      fresh[om] = std::move(bodies[1]);
+      plan.fresh[text] = std::move(bodies[0]);
+      plan.fresh[om] = std::move(bodies[1]);
       rendered = true;
     }
   }
   // Compress outside apply_mu_ so a finishing collection is not held up.
-  for (size_t i = 0; i < fresh.size(); ++i) {
-    if (fresh[i] && gzip[i]) fresh[i]->gzipped();
+  for (size_t i = 0; i < plan.fresh.size(); ++i) {
+    if (plan.fresh[i] && plan.gzip[i]) plan.fresh[i]->gzipped();
   }
-  if (rendered) monitoring_.Rendered(options_.monotonic_now() - t0, stats);
-  uint64_t cached_bytes = 0;
+  return rendered;
+}
+
+bool Collector::PublishLocked(uint64_t epoch, RenderPlan& plan) {
+  // Deactivate() bumps the epoch before it clears the bodies under mu_:
+  // either we see the bump here, or it clears what we publish.
+  if (epoch != epoch_.load()) return false;
+  for (size_t i = 0; i < plan.fresh.size(); ++i) {
+    if (plan.fresh[i]) last_bytes_[i] = plan.fresh[i]->text().size();
+    if (plan.wanted[i]) {
+      bodies_[i] = std::move(plan.fresh[i]);
+    } else if (!kept_[i]) {
+      // Not asked for lately, or no room: dropped (a scrape still sending
+      // it keeps its own reference). One a request kept during this
+      // render (kept_ again) stays.
+      bodies_[i] = nullptr;
+    }
+  }
+  // The new renders by their real sizes: the least recently asked for go
+  // if they no longer fit.
+  FitLocked(options_.monotonic_now());
+  ready_ = true;
+  return true;
+}
+
+void Collector::RenderAll(uint64_t epoch) {
+  if (epoch != epoch_.load()) return;
+  RenderPlan plan;
   {
     std::lock_guard lock(mu_);
-    // Deactivate() bumps the epoch before it clears the bodies under mu_:
-    // either we see the bump here, or it clears what we publish.
-    if (epoch != epoch_.load()) return;
-    for (size_t i = 0; i < fresh.size(); ++i) {
-      // Not asked for lately: dropped (a scrape still sending it keeps its
-      // own reference).
-      bodies_[i] = wanted[i] ? std::move(fresh[i]) : nullptr;
-      if (bodies_[i]) {
-        cached_bytes += bodies_[i]->text().size();
-        if (gzip[i]) cached_bytes += bodies_[i]->gzipped().size();
-      }
-    }
-    ready_ = true;
+    PlanRendersLocked(options_.monotonic_now(), plan);
   }
-  monitoring_.CachedBodies(cached_bytes);
+  // The gauge covers the whole pass: every wanted endpoint and format, and
+  // the compression of those scraped with gzip.
+  const double t0 = options_.monotonic_now();
+  WriteStats stats;
+  if (RenderPlanned(plan, stats))
+    monitoring_.Rendered(options_.monotonic_now() - t0, stats);
+  {
+    std::lock_guard lock(mu_);
+    if (!PublishLocked(epoch, plan)) return;
+  }
+  ready_cv_.notify_all();
+}
+
+uint64_t Collector::CachedBytesLocked() const {
+  uint64_t bytes = 0;
+  for (const auto& body : bodies_) {
+    if (body) bytes += body->text().size() + body->gzipped_size();
+  }
+  return bytes;
+}
+
+uint64_t Collector::LimitLocked(double now) const {
+  if (options_.cached_body_limit) return options_.cached_body_limit;
+  uint64_t largest = 0;
+  for (size_t i = 0; i < kSlots; ++i) {
+    if (now - asked_[i] <= keep_seconds_) largest = std::max(largest, last_bytes_[i]);
+  }
+  return std::max(kMinCachedBodyLimit, kCachedBodyLimitFactor * largest);
+}
+
+void Collector::FitLocked(double now, size_t keep) {
+  const uint64_t limit = LimitLocked(now);
+  uint64_t bytes = CachedBytesLocked();
+  while (bytes > limit) {
+    // The stalest first: not asked for within keep_seconds_ counts as
+    // oldest anyway, since asked_ is older still.
+    size_t victim = kSlots;
+    for (size_t i = 0; i < kSlots; ++i) {
+      if (!bodies_[i] || i == keep) continue;
+      if (victim == kSlots || asked_[i] < asked_[victim]) victim = i;
+    }
+    if (victim == kSlots) break;
+    bytes -= bodies_[victim]->text().size() + bodies_[victim]->gzipped_size();
+    bodies_[victim] = nullptr;
+    kept_[victim] = false;
+  }
+  monitoring_.CachedBodies(bytes, limit);
 }
 
 std::shared_ptr<const Body> Collector::Get(Endpoint e, Format f, View view,
                                            bool gzip) {
+  Served served = Serve(e, f, view, gzip, std::chrono::milliseconds(0));
+  return served.body ? std::move(served.body) : Body::Empty();
+}
+
+struct Collector::Admission {
+  uint64_t reserved = 0;  // bytes reserved under the limit to keep it
+  bool uncached = false;  // rendered for this request alone
+  size_t cost_hint = 0;   // its last render's size
+};
+
+bool Collector::LookUpLocked(std::unique_lock<std::mutex>& lock, size_t slot,
+                             bool gzip, std::chrono::milliseconds wait_ready,
+                             Served& served, Admission& admit) {
+  const double now = options_.monotonic_now();
+  asked_[slot] = now;
+  if (gzip) gzip_asked_[slot] = now;
+  // A standby has nothing coming: no wait. Otherwise the first render
+  // usually follows within a second or two of start.
+  if (!ready_ && !standby_ && wait_ready.count() > 0)
+    ready_cv_.wait_for(lock, wait_ready, [this] { return ready_ || stopping_; });
+  // A gzip form made since the last look counts from now on.
+  FitLocked(now, slot);
+  if (bodies_[slot]) {
+    served.body = bodies_[slot];
+    if (gzip && served.body->gzipped_size() == 0) {
+      // The scrape would compress it into the cache (about a quarter of
+      // the text at most, level 1): only if that fits.
+      served.may_gzip = CachedBytesLocked() + reserved_ + served.body->text().size() / 4 <=
+                        LimitLocked(now);
+    }
+    return true;
+  }
+  if (!ready_) {
+    served.status = Served::Status::kNotReady;
+    return true;
+  }
+  // What keeping it would cost, by its last render (or the largest body,
+  // never rendered yet).
+  uint64_t cost = last_bytes_[slot];
+  if (!cost) {
+    for (uint64_t b : last_bytes_) cost = std::max(cost, b);
+  }
+  admit.cost_hint = last_bytes_[slot];
+  cost += gzip ? cost / 4 : 0;
+  if (CachedBytesLocked() + reserved_ + cost <= LimitLocked(now)) {
+    reserved_ += cost;
+    admit.reserved = cost;
+  } else if (uncached_inflight_ < kMaxUncachedRenders) {
+    ++uncached_inflight_;
+    admit.uncached = true;
+  } else {
+    monitoring_.UncachedRequest(/*refused=*/true);
+    served.status = Served::Status::kBusy;
+    return true;
+  }
+  return false;
+}
+
+// Renders it now from the current state (our own locks only; slurmctld's
+// are never taken here).
+std::shared_ptr<const Body> Collector::RenderOnRequest(Endpoint e, View view,
+                                                       size_t slot, size_t size_hint,
+                                                       uint64_t& epoch) {
+  std::array<bool, 2> formats{};
+  formats[slot % 2] = true;
+  // Sized after its last render: one allocation, not a doubling series.
+  std::array<size_t, 2> reserve{};
+  reserve[slot % 2] = size_hint;
+  std::array<std::shared_ptr<const Body>, 2> bodies;
+  WriteStats stats;
+  std::lock_guard lock(apply_mu_);
+  epoch = epoch_.load();
+  RenderEndpoint(e, view, formats, reserve, bodies, stats);
+  return std::move(bodies[slot % 2]);
+}
+
+Collector::Served Collector::HandOutLocked(size_t slot, uint64_t epoch,
+                                           std::shared_ptr<const Body> body,
+                                           const Admission& admit) {
+  Served served;
+  // As in RenderAll: what was rendered before a Deactivate() is not served.
+  if (epoch != epoch_.load()) {
+    served.status = Served::Status::kNotReady;
+    return served;
+  }
+  last_bytes_[slot] = body->text().size();
+  if (bodies_[slot]) {  // another request kept it meanwhile
+    served.body = bodies_[slot];
+    return served;
+  }
+  const double now = options_.monotonic_now();
+  if (!admit.uncached && CachedBytesLocked() + (reserved_ - admit.reserved) +
+                                 body->text().size() <=
+                             LimitLocked(now)) {
+    // Kept: RenderAll keeps it fresh while it is asked for.
+    bodies_[slot] = body;
+    kept_[slot] = true;
+    FitLocked(now, slot);
+    served.body = std::move(body);
+    return served;
+  }
+  // Served to this request alone: never kept, so the cache never grows
+  // past the limit (docs/configuration.md, "Cached bodies"). Once sent and
+  // freed, its pages go back to the kernel: glibc would keep them in the
+  // arena of the thread that rendered it, so each uncached render would
+  // leave slurmctld a body larger (tests/shim/cached_bodies.py).
+  monitoring_.UncachedRequest(/*refused=*/false);
+  const Body* raw = body.get();
+  served.body = std::shared_ptr<const Body>(
+      raw, [held = std::move(body)](const Body*) mutable {
+        held.reset();
+        malloc_trim(0);
+      });
+  return served;
+}
+
+Collector::Served Collector::Serve(Endpoint e, Format f, View view, bool gzip,
+                                   std::chrono::milliseconds wait_ready) {
   // With nothing hidden the public view is the full one: one body, one
   // render. hidden_ only changes at a tick, before that tick's render.
   if (hidden_.load() == 0) view = View::kFull;
   const size_t slot = Slot(e, view, f);
+  Served served;
+  Admission admit;
   {
-    std::lock_guard lock(mu_);
-    const double now = options_.monotonic_now();
-    asked_[slot] = now;
-    if (gzip) gzip_asked_[slot] = now;
-    if (bodies_[slot]) return bodies_[slot];
-    if (!ready_) return Body::Empty();
+    std::unique_lock lock(mu_);
+    if (LookUpLocked(lock, slot, gzip, wait_ready, served, admit)) return served;
   }
-  // Not rendered: render it now from the current state (our own locks
-  // only; slurmctld's are never taken here). From now on RenderAll keeps it
-  // fresh while it is asked for.
-  std::array<bool, 2> formats{};
-  formats[slot % 2] = true;
-  std::array<std::shared_ptr<const Body>, 2> bodies;
-  WriteStats stats;
-  uint64_t epoch;
-  {
-    std::lock_guard lock(apply_mu_);
-    epoch = epoch_.load();
-    RenderEndpoint(e, view, formats, {0, 0}, bodies, stats);
-  }
+  struct Release {  // the reservation goes, whatever the render did
+    Collector& c;
+    const Admission& admit;
+    ~Release() {
+      std::lock_guard lock(c.mu_);
+      c.reserved_ -= admit.reserved;
+      if (admit.uncached) --c.uncached_inflight_;
+    }
+  } release{*this, admit};
+  uint64_t epoch = 0;
+  std::shared_ptr<const Body> body =
+      RenderOnRequest(e, view, slot, admit.cost_hint, epoch);
   std::lock_guard lock(mu_);
-  // As in RenderAll: what was rendered before a Deactivate() is not served.
-  if (epoch != epoch_.load()) return Body::Empty();
-  if (!bodies_[slot]) bodies_[slot] = std::move(bodies[slot % 2]);
-  return bodies_[slot];
+  return HandOutLocked(slot, epoch, std::move(body), admit);
 }
 
 void Collector::UpdateHidden() {
@@ -451,13 +691,14 @@ void Collector::Deactivate() {
     if (was_active) {
       active_ = false;
       // A standby controller must not serve what it saw before: start over.
-      state_ = CollectedState(options_.monotonic_now());
+      state_ = CollectedState(options_.monotonic_now(), options_.finished_jobs);
     }
   }
   {
     std::lock_guard lock(mu_);
     bodies_.fill(nullptr);
     ready_ = false;
+    last_success_.fill(-std::numeric_limits<double>::infinity());
   }
   if (was_active) LogInfo("controller not active: metrics cleared until it is");
 }

@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -44,6 +45,14 @@ struct CollectorOptions {
   std::vector<std::string> disabled_families;
   // IgnorePrivateData=yes: everyone gets the full view.
   bool ignore_private_data = false;
+  // Most bytes the cached bodies (every endpoint, format and view, plain
+  // and gzip) may hold together; 0: the default, kCachedBodyLimitFactor
+  // times the largest body asked for lately, at least kMinCachedBodyLimit
+  // (docs/configuration.md, "Cached bodies").
+  uint64_t cached_body_limit = 0;
+  // JobSource=accounting: finished jobs served for the lookback
+  // (docs/configuration.md, "Finished jobs"); none: JobSource=controller.
+  std::optional<FinishedJobLimits> finished_jobs;
   // Clocks, injectable for tests: monotonic seconds and unix seconds.
   std::function<double()> monotonic_now;
   std::function<int64_t()> unix_now;
@@ -72,13 +81,53 @@ class Collector {
   // Runs one tick synchronously on the calling thread (shim, tests).
   void CollectOnce();
 
-  // The latest body for an endpoint and format; an empty body before the
-  // first successful collection (Soperator serves an empty 200 then too).
+  // What a request gets: a body, or why there is none.
+  struct Served {
+    enum class Status {
+      kOk,
+      // No collection has finished since start (or since this controller
+      // took charge), or it is a standby: nothing to serve yet. Never an
+      // empty body: a scraper would record up 1 with no series
+      // (docs/scraping.md, "Before the first collection").
+      kNotReady,
+      // The body does not fit under the cached body limit and another
+      // request is already being rendered uncached: 503, try again.
+      kBusy,
+    };
+    Status status = Status::kOk;
+    std::shared_ptr<const Body> body;  // set when kOk
+    // False: send it uncompressed; compressing it would put its gzip form
+    // in the cache past the limit (HTTP lets a server pick identity).
+    bool may_gzip = true;
+  };
+  // The default limit of the cached bodies: one scraper of every path in
+  // one format, with gzip, fits; a client asking for every variant does not
+  // (docs/configuration.md, "Cached bodies").
+  static constexpr uint64_t kCachedBodyLimitFactor = 4;
+  static constexpr uint64_t kMinCachedBodyLimit = uint64_t{16} << 20;
+  // Renders for a request alone (not cached) at a time; more get kBusy.
+  // Each holds a body's worth of memory until it is sent.
+  static constexpr int kMaxUncachedRenders = 1;
+  // How long a request on our listener waits for the first collection
+  // before it gets 503 (Exporter::ServeEndpoint). slurmctld's own threads
+  // never wait (docs/scraping.md, "Before the first collection").
+  static constexpr std::chrono::milliseconds kFirstCollectionWait{5000};
+
+  // The latest body for an endpoint and format. Before the first
+  // collection of a controller in charge has been rendered, waits for it
+  // up to `wait_ready`, then answers kNotReady; a standby never waits.
   // A body not rendered (never asked for, or not for a while) is rendered
-  // on this request, from the cached state. Once asked for, every tick
-  // renders it again, for as long as it is asked for at least every
-  // max(3 collection intervals, 2 minutes). `gzip` marks it as wanted
+  // on this request, from the cached state, and kept if it fits under the
+  // limit of the cached bodies (else served to this request alone, or
+  // kBusy). Once kept, every tick renders it again, for as long as it is
+  // asked for at least every max(3 collection intervals, 2 minutes) and
+  // fits: the most recently asked for first. `gzip` marks it as wanted
   // compressed: ticks then compress it too, instead of a scrape.
+  Served Serve(Endpoint e, Format f, View view, bool gzip,
+               std::chrono::milliseconds wait_ready);
+  // Serve() without waiting, for callers that must hand over some body
+  // (slurmctld's own /metrics/* through metrics_p_dump, tests): the empty
+  // body when there is none.
   std::shared_ptr<const Body> Get(Endpoint e, Format f, View view,
                                   bool gzip = false);
 
@@ -87,6 +136,16 @@ class Collector {
 
   // True once a collection has completed while active.
   bool Ready() const;
+
+  // What /readyz answers (docs/scraping.md, "Health paths"): ready while
+  // slurmctld is in charge and every sub-collector's served data is at
+  // most kStaleIntervals collection intervals old.
+  struct Readiness {
+    bool ready = false;
+    std::string why;  // "ok", or why not
+  };
+  static constexpr int kStaleIntervals = 3;
+  Readiness GetReadiness() const;
 
   // The self-monitoring families that come from collected state: what
   // slurmctld knows about its link to slurmdbd (AccountingStatus).
@@ -127,8 +186,31 @@ class Collector {
   // or a tick started before the last Deactivate()).
   bool Apply(int sub, uint64_t sequence, uint64_t epoch, const Applier& apply);
   // Renders and publishes every wanted body, unless Deactivate() ran since
-  // the tick of `epoch` started.
+  // the tick of `epoch` started: PlanRendersLocked, RenderPlanned, then
+  // PublishLocked.
   void RenderAll(uint64_t epoch);
+  struct RenderPlan;  // what one RenderAll renders (collector.cc)
+  // Serve()'s parts. A body not cached is admitted (Admission) and
+  // rendered on request, then kept or handed to this request alone.
+  struct Admission;
+  // With mu_ held through `lock`: the cached body, or why none (not ready,
+  // busy), or an admission to render it. True when `served` is the answer.
+  bool LookUpLocked(std::unique_lock<std::mutex>& lock, size_t slot, bool gzip,
+                    std::chrono::milliseconds wait_ready, Served& served,
+                    Admission& admit);
+  std::shared_ptr<const Body> RenderOnRequest(Endpoint e, View view, size_t slot,
+                                              size_t size_hint, uint64_t& epoch);
+  // With mu_ held.
+  Served HandOutLocked(size_t slot, uint64_t epoch, std::shared_ptr<const Body> body,
+                       const Admission& admit);
+  // Which kept bodies to render again, most recently asked for first,
+  // within the limit; drops the rest. With mu_ held.
+  void PlanRendersLocked(double now, RenderPlan& plan);
+  // Renders the planned bodies (apply_mu_ per endpoint); true if any.
+  bool RenderPlanned(RenderPlan& plan, WriteStats& stats);
+  // Swaps the fresh bodies in; false if Deactivate() ran since `epoch`.
+  // With mu_ held.
+  bool PublishLocked(uint64_t epoch, RenderPlan& plan);
   // The one render path: builds `e`'s families from the current state once
   // and writes them in each format of `formats` (indexed by Slot()) into
   // `out`. Called with apply_mu_ held. `reserve` sizes each output after
@@ -138,6 +220,15 @@ class Collector {
                       std::array<std::shared_ptr<const Body>, 2>& out,
                       WriteStats& stats);
   void Deactivate();
+  // Bytes the cached bodies hold (plain and the gzip forms made so far),
+  // and their limit now. With mu_ held.
+  uint64_t CachedBytesLocked() const;
+  uint64_t LimitLocked(double now) const;
+  // Drops cached bodies until they fit under the limit: those not asked
+  // for within keep_seconds_ first, then the least recently asked for
+  // (except `keep`, the one a request is about to get). Publishes the
+  // gauge. With mu_ held.
+  void FitLocked(double now, size_t keep = kSlots);
   // Asks the source what PrivateData hides; logs when that changes.
   void UpdateHidden();
 
@@ -147,6 +238,7 @@ class Collector {
 
   std::mutex mu_;  // scheduling state, generation, queue
   std::condition_variable cv_;
+  std::condition_variable ready_cv_;  // ready_ became true, or stopping_
   bool stopping_ = false;
   bool started_ = false;
   std::array<SubCollector, kSubCollectorCount> subs_;
@@ -179,8 +271,23 @@ class Collector {
   // the request that next asks for it.
   std::array<double, kSlots> asked_;
   std::array<double, kSlots> gzip_asked_;
+  // Bodies admitted under the limit: RenderAll renders these (while asked
+  // for), and only these; a body that did not fit is rendered per request.
+  std::array<bool, kSlots> kept_{};
+  // Size of each body's last render (text), kept after it is dropped: what
+  // admitting it again would cost, and the "largest body" of the limit.
+  std::array<uint64_t, kSlots> last_bytes_{};
+  // Bytes of renders under way that are meant for the cache, and renders
+  // under way for one request alone.
+  uint64_t reserved_ = 0;
+  int uncached_inflight_ = 0;
   double keep_seconds_;
   bool ready_ = false;
+  // Readiness, guarded by mu_: whether the latest tick found slurmctld in
+  // charge, and when (monotonic) each sub-collector's served data was
+  // stored (-inf: never since the last Deactivate()).
+  bool standby_ = false;
+  std::array<double, kSubCollectorCount> last_success_;
 };
 
 }  // namespace sm

@@ -48,6 +48,15 @@ CollectorOptions MakeOptions(const Config& config, Carrier carrier,
   if (!config.fairshare_user_metrics) disable(FairshareUserFamilies());
   if (!config.node_gres_metrics) disable(NodeGresFamilies());
   o.pending_user_label = config.queue_user_label;
+  if (config.job_source == JobSource::kAccounting) {
+    FinishedJobLimits f;
+    f.lookback_seconds = std::chrono::duration_cast<std::chrono::seconds>(
+                             config.accounting_jobs_lookback)
+                             .count();
+    f.max_jobs = static_cast<size_t>(config.accounting_jobs_max);
+    f.max_bytes = static_cast<size_t>(config.accounting_jobs_max_bytes);
+    o.finished_jobs = f;
+  }
   return o;
 }
 
@@ -59,15 +68,19 @@ HttpResponse Text(int status, std::string text) {
 }
 
 HttpResponse Exposition(std::shared_ptr<const Body> body, const HttpRequest& req,
-                        Format f) {
+                        Format f, bool may_gzip = true) {
   HttpResponse r;
   r.content_type = std::string(f == Format::kOpenMetrics
                                    ? kOpenMetricsContentType
                                    : kTextContentType);
-  r.gzip = req.accepts_gzip && !body->text().empty();
+  r.gzip = may_gzip && req.accepts_gzip && !body->text().empty();
   r.body = std::move(body);
   return r;
 }
+
+// What a 503 for data not (yet) there suggests: about one first collection
+// at 50,000 jobs (docs/performance.md).
+constexpr int kRetryAfterSeconds = 5;
 
 bool Readable(const HttpRequest& req) {
   return req.method == "GET" || req.method == "HEAD";
@@ -93,33 +106,40 @@ void Exporter::Start() {
     LogError(config_.listener_config_error + "; the listeners do not start");
     return;
   }
-  std::shared_ptr<WebSecurity> security;
+  // One WebSecurity per listener: its rate_limit bucket is per listener
+  // (docs/configuration.md), so /metrics scrapes cannot use up the
+  // monitoring listener's budget.
+  std::shared_ptr<WebSecurity> security, monitoring_security;
   if (!config_.web_config_file.empty()) {
     std::string error;
     security = WebSecurity::Load(config_.web_config_file, &error);
-    if (!security) {
+    if (security) monitoring_security = WebSecurity::Load(config_.web_config_file, &error);
+    if (!security || !monitoring_security) {
       LogError("WebConfigFile " + config_.web_config_file + ": " + error +
                "; the listeners do not start");
       return;
     }
   }
-  auto options = [&](const char* name, const std::string& address, int threads) {
+  auto options = [&](const char* name, const std::string& address, int threads,
+                     std::shared_ptr<WebSecurity> web) {
     ListenerOptions o;
     o.name = name;
     std::string why;
     o.address = *ParseBindAddress(address, &why);  // checked by LoadConfig
     o.threads = threads;
-    o.security = security;
+    o.security = std::move(web);
     o.allowed_networks = config_.allowed_networks;
     return o;
   };
   main_ = std::make_unique<HttpListener>(
-      options("metrics listener", config_.metrics_bind_address, config_.listener_threads),
+      options("metrics listener", config_.metrics_bind_address, config_.listener_threads,
+              security),
       [this](const HttpRequest& r) { return ServeMain(r); });
   main_->Start();
-  if (config_.monitoring_bind_address != config_.metrics_bind_address) {
+  if (!config_.monitoring_conflicts) {
     monitoring_listener_ = std::make_unique<HttpListener>(
-        options("monitoring listener", config_.monitoring_bind_address, 2),
+        options("monitoring listener", config_.monitoring_bind_address, 2,
+                monitoring_security),
         [this](const HttpRequest& r) { return ServeMonitoring(r); });
     monitoring_listener_->Start();
   }
@@ -164,25 +184,45 @@ HttpResponse Exporter::ServeMain(const HttpRequest& req) {
     r.headers.emplace_back("Allow", "GET, HEAD");
     return r;
   }
+  // /health and /livez: the listener answers (Soperator's /health says
+  // no more); /readyz: the data is current (docs/scraping.md).
   if (req.path == "/health") return Text(200, "healthy");
   if (req.path == "/livez") return Text(200, "ok\n");
-  return collector_.Ready() ? Text(200, "ok\n")
-                            : Text(503, "no collection yet\n");
+  const Collector::Readiness ready = collector_.GetReadiness();
+  return Text(ready.ready ? 200 : 503, ready.why + "\n");
 }
 
 HttpResponse Exporter::ServeEndpoint(Endpoint e, const HttpRequest& req,
-                                     bool counted) {
+                                     bool counted,
+                                     std::chrono::milliseconds wait_ready) {
   const Format f = NegotiateFormat(req.accept);
-  auto body = collector_.Get(e, f, req.sees_private ? View::kFull : View::kPublic,
-                             req.accepts_gzip);
-  // Soperator counts every request to /metrics, whatever its method.
-  if (counted) monitoring_.MetricsRequest(body->series());
+  const View view = req.sees_private ? View::kFull : View::kPublic;
   if (!Readable(req)) {
+    // Soperator counts every request to /metrics, whatever its method.
+    if (counted) monitoring_.MetricsRequest(collector_.Get(e, f, view)->series());
     HttpResponse r = Text(405, "method not allowed\n");
     r.headers.emplace_back("Allow", "GET, HEAD");
     return r;
   }
-  return Exposition(std::move(body), req, f);
+  Collector::Served served = collector_.Serve(e, f, view, req.accepts_gzip, wait_ready);
+  if (counted) monitoring_.MetricsRequest(served.body ? served.body->series() : 0);
+  if (served.status == Collector::Served::Status::kBusy) {
+    // Past the cached body limit with another uncached render running
+    // (docs/configuration.md, "Cached bodies").
+    HttpResponse r = Text(503, "busy: this body is not cached and another "
+                               "uncached one is being rendered; try again\n");
+    r.headers.emplace_back("Retry-After", "1");
+    return r;
+  }
+  if (!served.body) {
+    // 503, not an empty 200: a scraper then records up 0 instead of a
+    // target with no series (docs/scraping.md, "Before the first
+    // collection").
+    HttpResponse r = Text(503, "no collection yet: the metrics are not ready\n");
+    r.headers.emplace_back("Retry-After", std::to_string(kRetryAfterSeconds));
+    return r;
+  }
+  return Exposition(std::move(served.body), req, f, served.may_gzip);
 }
 
 HttpResponse Exporter::ServeMonitoring(const HttpRequest& req) {

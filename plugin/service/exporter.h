@@ -18,6 +18,11 @@ enum class Carrier {
   kMetrics,    // MetricsType=metrics/soperator: slurmctld serves the paths
 };
 
+// The carrier as Slurm names the plugin (build_info's `carrier` label).
+inline const char* CarrierName(Carrier c) {
+  return c == Carrier::kJobSubmit ? "job_submit/soperator" : "metrics/soperator";
+}
+
 // For drivers other than slurmctld: virtual clocks and collections on
 // demand (unit tests; the shim's builds of the carriers, through
 // shim/offline_hooks.cc). The installed carriers always pass the default:
@@ -54,7 +59,12 @@ class Exporter {
   HttpResponse ServeSelfMonitoring(const HttpRequest& req);
   // One endpoint's cached body, negotiated (OpenMetrics, gzip); `counted`
   // adds the request to Soperator's request counter (its /metrics).
-  HttpResponse ServeEndpoint(Endpoint e, const HttpRequest& req, bool counted);
+  // Before the first collection: waits up to `wait_ready` for it, then
+  // 503 with Retry-After, never an empty 200 (docs/scraping.md, "Before
+  // the first collection"). slurmctld's threads pass 0.
+  HttpResponse ServeEndpoint(
+      Endpoint e, const HttpRequest& req, bool counted,
+      std::chrono::milliseconds wait_ready = Collector::kFirstCollectionWait);
 
  private:
   Config config_;

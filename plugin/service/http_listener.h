@@ -3,10 +3,13 @@
 // civetweb): one epoll thread accepts, reads, handshakes TLS and writes
 // for every connection; a small bounded pool of workers runs the handler,
 // so a slow handler (the first gzip of a big body) never blocks I/O. Each
-// connection has a header deadline (TLS handshake included) and a write
-// deadline; connections are capped per peer address and in total, and at a
-// cap the oldest connection that has not completed a request is dropped,
-// so idle or slowloris clients cannot lock a scraper out.
+// connection has a header deadline (TLS handshake included), a write
+// deadline and a write-progress deadline; connections are capped per peer
+// (an IPv4 address, an IPv6 /64) and in total. At a cap the listener drops
+// the oldest connection still waiting for its request, else the writer
+// stalled longest, and clients that authenticated last, so idle, slowloris
+// or slow-reader clients cannot lock a scraper out (docs/configuration.md,
+// Listener limits).
 #pragma once
 
 #include <atomic>
@@ -32,8 +35,15 @@ struct ListenerOptions {
   std::vector<Cidr> allowed_networks;     // empty: every peer
   std::chrono::milliseconds header_timeout{5000};
   std::chrono::milliseconds write_timeout{60000};
+  // A response the kernel accepted no byte of for this long: the client
+  // stopped reading; closed.
+  std::chrono::milliseconds write_stall_timeout{5000};
   size_t max_connections = 256;
   size_t max_connections_per_peer = 32;
+  // TLS handshakes run on the event thread: a peer may have this many in
+  // progress (a newcomer closes its oldest), each for at most this long.
+  size_t max_handshakes_per_peer = 8;
+  std::chrono::milliseconds handshake_timeout{3000};
   int max_requests_per_connection = 100;
 };
 
@@ -53,6 +63,10 @@ class HttpListener {
   bool bound() const { return port_.load() != 0; }
   // The port actually bound (useful with port 0 in tests); 0 if unbound.
   int port() const { return port_.load(); }
+
+  // What the per-peer cap counts: an IPv4 address, or an IPv6 /64 (one
+  // host usually holds a whole /64, so per-address caps would not bind).
+  static std::string PeerKey(const IpAddress& ip);
 
  private:
   class Loop;

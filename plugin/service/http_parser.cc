@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "http_parser.h"
 
+#include <algorithm>
 #include <cctype>
+#include <utility>
 
 #include "ascii.h"
 
@@ -184,63 +186,63 @@ bool ParseField(std::string_view line, RequestHead* out) {
 
 }  // namespace
 
-ParseResult ParseRequestHead(std::string_view buffer, RequestHead* out) {
-  *out = RequestHead();
-  ParseResult r;
+ParseResult HeadParser::Finish(ParseResult::Status status, int error) {
+  result_.status = status;
+  result_.error = error;
+  if (status == ParseResult::kComplete) result_.consumed = pos_;
+  return result_;
+}
+
+// One line of the head, CR LF stripped. kIncomplete: go on; kComplete at
+// the blank line that ends the head.
+ParseResult HeadParser::Line(std::string_view line) {
+  steps_ += line.size();
+  if (line.find('\r') != std::string_view::npos) return Finish(ParseResult::kError, 400);
+  if (!have_request_line_) {
+    if (line.empty()) return result_;  // stray CRLF before a request: ignored
+    int error;
+    if (!ParseRequestLine(line, &head_, &error)) return Finish(ParseResult::kError, error);
+    have_request_line_ = true;
+    return result_;
+  }
+  if (line.empty()) {
+    const bool bad_framing = head_.transfer_encoding && head_.content_length;
+    const bool missing_host = head_.minor_version == 1 && !head_.has_host;
+    if (bad_framing || missing_host) return Finish(ParseResult::kError, 400);
+    return Finish(ParseResult::kComplete, 0);
+  }
+  if (++fields_ > kMaxHeaderFields) return Finish(ParseResult::kError, 431);
+  // Obsolete line folding (a line starting with white space) is refused.
+  if (line.front() == ' ' || line.front() == '\t' || !ParseField(line, &head_))
+    return Finish(ParseResult::kError, 400);
+  return result_;
+}
+
+ParseResult HeadParser::Feed(std::string_view buffer) {
+  if (result_.status != ParseResult::kIncomplete) return result_;
   const std::string_view window = buffer.substr(0, kMaxHeadBytes);
-  size_t pos = 0;
-  bool have_request_line = false;
-  size_t fields = 0;
   while (true) {
-    const size_t nl = window.find('\n', pos);
+    const size_t from = std::max(pos_, scan_);
+    const size_t nl = window.find('\n', from);
     if (nl == std::string_view::npos) {
-      if (buffer.size() >= kMaxHeadBytes) {
-        r.status = ParseResult::kError;
-        r.error = 431;
-      }
-      return r;  // kIncomplete
+      steps_ += window.size() - std::min(from, window.size());
+      scan_ = std::max(from, window.size());
+      if (buffer.size() >= kMaxHeadBytes) return Finish(ParseResult::kError, 431);
+      return result_;  // kIncomplete
     }
-    std::string_view line = window.substr(pos, nl - pos);
-    pos = nl + 1;
+    steps_ += nl + 1 - from;
+    std::string_view line = window.substr(pos_, nl - pos_);
+    pos_ = scan_ = nl + 1;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.find('\r') != std::string_view::npos) {
-      r.status = ParseResult::kError;
-      r.error = 400;
-      return r;
-    }
-    if (!have_request_line) {
-      if (line.empty()) continue;  // stray CRLF before a request: ignored
-      int error;
-      if (!ParseRequestLine(line, out, &error)) {
-        r.status = ParseResult::kError;
-        r.error = error;
-        return r;
-      }
-      have_request_line = true;
-      continue;
-    }
-    if (line.empty()) break;
-    if (++fields > kMaxHeaderFields) {
-      r.status = ParseResult::kError;
-      r.error = 431;
-      return r;
-    }
-    // Obsolete line folding (a line starting with white space) is refused.
-    if (line.front() == ' ' || line.front() == '\t' || !ParseField(line, out)) {
-      r.status = ParseResult::kError;
-      r.error = 400;
-      return r;
-    }
+    const ParseResult r = Line(line);
+    if (r.status != ParseResult::kIncomplete) return r;
   }
-  const bool bad_framing = out->transfer_encoding && out->content_length;
-  const bool missing_host = out->minor_version == 1 && !out->has_host;
-  if (bad_framing || missing_host) {
-    r.status = ParseResult::kError;
-    r.error = 400;
-    return r;
-  }
-  r.status = ParseResult::kComplete;
-  r.consumed = pos;
+}
+
+ParseResult ParseRequestHead(std::string_view buffer, RequestHead* out) {
+  HeadParser parser;
+  const ParseResult r = parser.Feed(buffer);
+  *out = std::move(parser.head());
   return r;
 }
 

@@ -50,8 +50,37 @@ struct ParseResult {
   size_t consumed = 0;
 };
 
-// Parses the head at the start of `buffer`. kIncomplete means "read more"
-// (never once kMaxHeadBytes are buffered: that is an error, 431).
+// Parses a head as its bytes arrive: each Feed resumes at the first line
+// it has not finished, so a head sent a byte at a time costs work linear in
+// its length, not quadratic (tests/unit/http_parser_test.cc counts steps).
+class HeadParser {
+ public:
+  // `buffer` holds every byte received since the head began: what the last
+  // call saw, plus more. kIncomplete means "read more" (never once
+  // kMaxHeadBytes are buffered: that is an error, 431). After kComplete or
+  // kError the same result comes back until Reset().
+  ParseResult Feed(std::string_view buffer);
+  RequestHead& head() { return head_; }
+  // Ready for the next head (the caller drops the consumed bytes first).
+  void Reset() { *this = HeadParser(); }
+  // Bytes looked at so far: the measure of work the tests bound.
+  size_t steps() const { return steps_; }
+
+ private:
+  ParseResult Finish(ParseResult::Status status, int error);
+  ParseResult Line(std::string_view line);
+
+  RequestHead head_;
+  size_t pos_ = 0;   // start of the first line not parsed yet
+  size_t scan_ = 0;  // bytes already searched for the end of that line
+  bool have_request_line_ = false;
+  size_t fields_ = 0;
+  size_t steps_ = 0;
+  ParseResult result_;
+};
+
+// Parses the head at the start of `buffer` in one go (HeadParser::Feed on
+// a fresh parser).
 ParseResult ParseRequestHead(std::string_view buffer, RequestHead* out);
 
 }  // namespace sm::http

@@ -80,7 +80,10 @@ HttpResponse ServeSlurmctldRoute(Exporter& exporter, const HttpRequest& req,
   if (!route) return SlurmctldError(404, req, "Unknown URL path");
 
   // _metrics_redirect_to_primary(): a standby backup has no data of its own.
-  if (site.standby) {
+  // Its self-monitoring is its own, though, and says it is a standby
+  // (slurm_exporter_controller_active 0): redirected, a scraper would store
+  // the primary's under the backup's name.
+  if (site.standby && route->endpoint) {
     if (site.primary_host.empty()) {
       return Plain(503, "slurmctld: primary mode controller address unavailable\n");
     }
@@ -124,8 +127,11 @@ HttpResponse ServeSlurmctldRoute(Exporter& exporter, const HttpRequest& req,
   http.sees_private = true;
   if (!route->endpoint) return exporter.ServeSelfMonitoring(http);
   // /metrics/soperator is our /metrics: Soperator counts those requests.
+  // No wait for the first collection here: this runs on one of slurmctld's
+  // conmgr workers, which also carry its RPCs. Before it: 503.
   return exporter.ServeEndpoint(*route->endpoint, http,
-                                *route->endpoint == Endpoint::kEverything);
+                                *route->endpoint == Endpoint::kEverything,
+                                std::chrono::milliseconds(0));
 }
 
 WireResponse ToWire(const HttpRequest& req, const HttpResponse& resp,

@@ -72,7 +72,8 @@ struct SlurmctldSite {
 };
 
 // The answer to one request on one of our routes, in slurmctld's order:
-// standby redirect first, then the access rule, then the body (content
+// standby redirect first (not for /metrics/soperator/monitoring, this
+// process's own families), then the access rule, then the body (content
 // negotiation and gzip as on our listener: accepts_gzip is set here from
 // accept_encoding). `req.tls` is a TLS connection or an https:// request
 // URL. `authenticate` is called at most once, and only when the rule asks

@@ -37,7 +37,7 @@ class Source {
   virtual std::shared_ptr<DiagSnapshot> CollectDiag(LockTiming& timing,
                                                     std::string& error) = 0;
 
-  // The accounting side (issue 14). A source without it (no slurmdbd, a
+  // The accounting side (docs/accounting-families.md). A source without it (no slurmdbd, a
   // test fake) reports empty copies: no series, and no error either.
   virtual std::shared_ptr<ShareSnapshot> CollectShares(LockTiming&,
                                                        std::string&) {

@@ -1,18 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The parts of the controller's state the collector copies on each tick,
 // one typed entry per part. Adding a part is a Source method, a
-// ClusterState field and one entry in kSubCollectors; the collector
+// ClusterState field, one entry in kSubCollectors and, for the families
+// that read it, a state_part bit (family_registry.h); the collector
 // schedules, isolates, counts and applies every entry the same way.
 #pragma once
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
 
 #include "endpoints.h"
 #include "fairshare.h"
+#include "family_registry.h"
+#include "finished_jobs.h"
 #include "licenses.h"
 #include "node_history.h"
 #include "qos.h"
@@ -24,10 +28,18 @@ namespace sm {
 
 // Everything a render reads, guarded by the collector's apply lock.
 struct CollectedState {
-  explicit CollectedState(double start) : history(start) {}
+  // `finished`: JobSource=accounting's window (docs/configuration.md,
+  // "Finished jobs"); none with JobSource=controller.
+  explicit CollectedState(double start,
+                          std::optional<FinishedJobLimits> finished = {})
+      : history(start),
+        finished_jobs(finished ? std::make_unique<FinishedJobs>(*finished)
+                               : nullptr) {}
   ClusterState cluster;
   NodeHistory history;
   QueueWaitHistory queue_wait;
+  std::unique_ptr<FinishedJobs> finished_jobs;
+  int64_t unix_now = 0;  // unix seconds of the apply under way
 };
 
 // A successful copy, ready to be stored into the state at monotonic time
@@ -38,9 +50,10 @@ struct SubCollectorDef {
   std::string_view name;  // the `collector` label of self-monitoring
   // Calls the Source; an empty Applier, and `error` set, on failure.
   Applier (*collect)(Source&, LockTiming&, std::string& error);
-  // The only families this part feeds, when that is all it is for: with
-  // every one of them in DisabledFamilies the part is never collected (no
-  // lock taken). Empty: always collected.
+  // The only families this part feeds, when that is all it is for (the
+  // registry's groups that need it, family_registry.h): with every one of
+  // them in DisabledFamilies the part is never collected (no lock taken).
+  // Empty: always collected.
   std::span<const FamilyDef* const> (*families)() = nullptr;
 };
 
@@ -52,6 +65,8 @@ inline void ObserveNodes(CollectedState& s, const NodeSnapshot& n, double now) {
 }
 inline void ObserveJobs(CollectedState& s, const JobSnapshot& j, double) {
   s.queue_wait.Observe(j);
+  if (s.finished_jobs)
+    s.cluster.finished_jobs = s.finished_jobs->Observe(j, s.unix_now);
 }
 
 // Source::*Collect's snapshot into ClusterState::*Field, then Then().
@@ -79,16 +94,16 @@ inline constexpr SubCollectorDef kSubCollectors[] = {
     {"diag", sub_collectors::Into<&Source::CollectDiag, &ClusterState::diag>},
     {"associations",
      sub_collectors::Into<&Source::CollectShares, &ClusterState::shares>,
-     &FairshareFamilies},
+     &FamiliesOfPart<state_part::kShares>},
     {"qos", sub_collectors::Into<&Source::CollectQos, &ClusterState::qos>,
-     &QosFamilies},
+     &FamiliesOfPart<state_part::kQos>},
     {"licenses",
      sub_collectors::Into<&Source::CollectLicenses, &ClusterState::licenses>,
-     &LicenseFamilies},
+     &FamiliesOfPart<state_part::kLicenses>},
     {"reservations",
      sub_collectors::Into<&Source::CollectReservations,
                           &ClusterState::reservations>,
-     &ReservationFamilies},
+     &FamiliesOfPart<state_part::kReservations>},
     {"accounting", sub_collectors::Into<&Source::CollectAccountingStatus,
                                         &ClusterState::accounting>},
 };

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "web_config.h"
 
-#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <exception>
+#include <new>
 #include <set>
 
 #include "exporter_config.h"
@@ -214,6 +215,13 @@ void ParseTls(const YAML::Node& node, std::string_view dir, TlsServerConfig& t) 
                 " needs client_ca_file (or client_ca)"};
   if (t.min_version > t.max_version)
     throw Error{"tls_server_config: min_version is above max_version"};
+  // A certificate nobody verified can name any SAN: matching its SANs
+  // proves nothing (exporter-toolkit refuses this combination too).
+  if (t.client_allowed_sans && t.client_auth != ClientAuth::kVerifyClientCertIfGiven &&
+      t.client_auth != ClientAuth::kRequireAndVerifyClientCert)
+    throw Error{"tls_server_config: client_allowed_sans needs client_auth_type "
+                "RequireAndVerifyClientCert (or VerifyClientCertIfGiven): without "
+                "verification any certificate could carry an allowed SAN"};
 }
 
 void ParseHttp(const YAML::Node& node, WebConfig& c) {
@@ -280,9 +288,48 @@ bool IsBcryptHash(std::string_view h) {
   });
 }
 
+namespace {
+
+// An upper bound of how deeply the YAML text nests, without parsing it:
+// every flow level opens with '[' or '{'; a block level either starts on a
+// line indented deeper than its parent's (at most two levels per column: a
+// sequence may sit at its mapping key's column) or on the same line after
+// '-', '?' or ':'. Quotes and comments are not told apart, so the bound
+// only errs high.
+size_t NestingBound(std::string_view yaml) {
+  size_t flow = 0, block = 0, indent = 0, indicators = 0;
+  bool at_indent = true;
+  for (const char ch : yaml) {
+    if (ch == '\n') {
+      block = std::max(block, 2 * (indent + 1) + indicators);
+      indent = indicators = 0;
+      at_indent = true;
+      continue;
+    }
+    if (at_indent && ch == ' ') {
+      ++indent;
+      continue;
+    }
+    at_indent = false;
+    if (ch == '[' || ch == '{') ++flow;
+    if (ch == '-' || ch == '?' || ch == ':') ++indicators;
+  }
+  return flow + std::max(block, 2 * (indent + 1) + indicators);
+}
+
+}  // namespace
+
 std::optional<WebConfig> ParseWebConfig(std::string_view yaml, std::string_view dir,
                                         std::string* error) {
   WebConfig c;
+  // yaml-cpp parses nesting by recursion: only 0.7 and later stop at 500
+  // levels (YAML::DeepRecursion), EPEL's 0.6 runs out of stack. A web
+  // config nests 3 levels; refusing what could nest past 256 keeps every
+  // yaml-cpp release within its stack.
+  if (NestingBound(yaml) > kMaxWebConfigNesting) {
+    *error = "invalid YAML: nested too deeply";
+    return std::nullopt;
+  }
   try {
     const YAML::Node root = YAML::Load(std::string(yaml));
     for (const auto& [key, v] : Entries(root, "the web config")) {
@@ -308,13 +355,17 @@ std::optional<WebConfig> ParseWebConfig(std::string_view yaml, std::string_view 
   } catch (const Error& e) {
     *error = e.text;
     return std::nullopt;
-  } catch (const YAML::DeepRecursion&) {
-    // yaml-cpp's guard against stack exhaustion; its own message says "bad file".
-    *error = "invalid YAML: nested too deeply";
-    return std::nullopt;
   } catch (const YAML::Exception& e) {
     *error = "invalid YAML: " + e.msg +
              (e.mark.line >= 0 ? " (line " + std::to_string(e.mark.line + 1) + ")" : "");
+    return std::nullopt;
+  } catch (const std::bad_alloc&) {
+    // Out of memory, or yaml-cpp's own limits: whatever it is, it must not
+    // unwind into slurmctld (web_security.cc keeps the old config).
+    *error = "out of memory while reading the web config";
+    return std::nullopt;
+  } catch (const std::exception& e) {
+    *error = std::string("cannot read the web config: ") + e.what();
     return std::nullopt;
   }
   return c;

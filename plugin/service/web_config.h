@@ -7,6 +7,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <string>
@@ -59,7 +60,10 @@ struct WebConfig {
 
 // `dir` is the directory relative paths are taken from. nullopt with the
 // reason in *error (naming the key) when the file would be refused by
-// exporter-toolkit, or uses something we cannot honour.
+// exporter-toolkit, or uses something we cannot honour, or could nest
+// deeper than kMaxWebConfigNesting levels ("invalid YAML: nested too
+// deeply"; an upper bound counted from the text, see web_config.cc).
+inline constexpr size_t kMaxWebConfigNesting = 256;
 std::optional<WebConfig> ParseWebConfig(std::string_view yaml, std::string_view dir,
                                         std::string* error);
 

@@ -106,11 +106,21 @@ BioPtr MemBio(const std::string& pem) {
   return BioPtr(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())), BIO_free);
 }
 
+// Every pass-phrase request is refused. Without a callback OpenSSL falls
+// back to prompting on the terminal or stdin ("Enter PEM pass phrase:"),
+// which inside slurmctld's init() blocks its main thread for good
+// (docs/configuration.md#security: encrypted keys are not supported).
+// `asked`, when given, is a bool set to true so the caller can say why.
+int RefusePassphrase(char*, int, int, void* asked) {
+  if (asked) *static_cast<bool*>(asked) = true;
+  return -1;
+}
+
 // Every certificate of a PEM text, in order.
 std::vector<X509*> ReadCertificates(const std::string& pem) {
   std::vector<X509*> out;
   BioPtr bio = MemBio(pem);
-  while (X509* x = PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr))
+  while (X509* x = PEM_read_bio_X509(bio.get(), nullptr, RefusePassphrase, nullptr))
     out.push_back(x);
   ERR_clear_error();  // the loop ends on "no start line"
   return out;
@@ -137,20 +147,26 @@ bool Fail(std::string* error, std::string text) {
   return false;
 }
 
-bool BuildContext(const TlsServerConfig& t, SSL_CTX** out, std::string* error) {
-  std::string cert_pem = t.cert_pem, key_pem = t.key_pem, ca_pem = t.client_ca_pem;
-  if (!t.cert_file.empty() && !ReadSmallFile(t.cert_file, &cert_pem, error))
+struct Pems {
+  std::string cert, key, ca;
+};
+
+bool ReadPems(const TlsServerConfig& t, Pems* p, std::string* error) {
+  p->cert = t.cert_pem;
+  p->key = t.key_pem;
+  p->ca = t.client_ca_pem;
+  if (!t.cert_file.empty() && !ReadSmallFile(t.cert_file, &p->cert, error))
     return Fail(error, "cert_file: " + *error);
-  if (!t.key_file.empty() && !ReadSmallFile(t.key_file, &key_pem, error))
+  if (!t.key_file.empty() && !ReadSmallFile(t.key_file, &p->key, error))
     return Fail(error, "key_file: " + *error);
-  if (!t.client_ca_file.empty() && !ReadSmallFile(t.client_ca_file, &ca_pem, error))
+  if (!t.client_ca_file.empty() && !ReadSmallFile(t.client_ca_file, &p->ca, error))
     return Fail(error, "client_ca_file: " + *error);
+  return true;
+}
 
-  SSL_CTX* ctx = SSL_CTX_new(TLS_server_method());
-  if (!ctx) return Fail(error, "cannot create a TLS context: " + OpenSslError());
-  std::unique_ptr<SSL_CTX, decltype(&SSL_CTX_free)> guard(ctx, SSL_CTX_free);
-
-  std::vector<X509*> chain = ReadCertificates(cert_pem);
+bool UseCertificateAndKey(SSL_CTX* ctx, const TlsServerConfig& t, const Pems& p,
+                          std::string* error) {
+  std::vector<X509*> chain = ReadCertificates(p.cert);
   if (chain.empty()) return Fail(error, "no PEM certificate in cert/cert_file");
   bool ok = SSL_CTX_use_certificate(ctx, chain[0]) == 1;
   X509_free(chain[0]);
@@ -160,30 +176,41 @@ bool BuildContext(const TlsServerConfig& t, SSL_CTX** out, std::string* error) {
     else X509_free(chain[i]);
   }
   if (!ok) return Fail(error, "cannot use the certificate: " + OpenSslError());
-  {
-    BioPtr bio = MemBio(key_pem);
-    EVP_PKEY* key = PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr);
-    if (!key) return Fail(error, "no PEM private key in key/key_file: " + OpenSslError());
-    ok = SSL_CTX_use_PrivateKey(ctx, key) == 1;
-    EVP_PKEY_free(key);
-    if (!ok || SSL_CTX_check_private_key(ctx) != 1)
-      return Fail(error, "the private key does not match the certificate: " + OpenSslError());
+  BioPtr bio = MemBio(p.key);
+  bool encrypted = false;
+  EVP_PKEY* key = PEM_read_bio_PrivateKey(bio.get(), nullptr, RefusePassphrase, &encrypted);
+  const std::string where = t.key_file.empty() ? "key" : "key_file " + t.key_file;
+  if (!key && encrypted)
+    return Fail(error, where + ": the private key is encrypted (asks for a pass phrase); "
+                       "encrypted keys are not supported: store it decrypted, readable "
+                       "by SlurmUser only (openssl pkey -in KEY -out PLAIN.key)");
+  if (!key) return Fail(error, "no PEM private key in " + where + ": " + OpenSslError());
+  ok = SSL_CTX_use_PrivateKey(ctx, key) == 1;
+  EVP_PKEY_free(key);
+  if (!ok || SSL_CTX_check_private_key(ctx) != 1)
+    return Fail(error, "the private key does not match the certificate: " + OpenSslError());
+  return true;
+}
+
+bool UseClientCa(SSL_CTX* ctx, const std::string& ca_pem, std::string* error) {
+  if (ca_pem.empty()) return true;
+  const std::vector<X509*> cas = ReadCertificates(ca_pem);
+  if (cas.empty()) return Fail(error, "no PEM certificate in client_ca/client_ca_file");
+  X509_STORE* store = SSL_CTX_get_cert_store(ctx);
+  STACK_OF(X509_NAME)* names = sk_X509_NAME_new_null();
+  for (X509* ca : cas) {
+    X509_STORE_add_cert(store, ca);
+    if (names) sk_X509_NAME_push(names, X509_NAME_dup(X509_get_subject_name(ca)));
+    X509_free(ca);
   }
-  if (!ca_pem.empty()) {
-    const std::vector<X509*> cas = ReadCertificates(ca_pem);
-    if (cas.empty()) return Fail(error, "no PEM certificate in client_ca/client_ca_file");
-    X509_STORE* store = SSL_CTX_get_cert_store(ctx);
-    STACK_OF(X509_NAME)* names = sk_X509_NAME_new_null();
-    for (X509* ca : cas) {
-      X509_STORE_add_cert(store, ca);
-      if (names) sk_X509_NAME_push(names, X509_NAME_dup(X509_get_subject_name(ca)));
-      X509_free(ca);
-    }
-    if (names) SSL_CTX_set_client_CA_list(ctx, names);  // takes ownership
-  }
+  if (names) SSL_CTX_set_client_CA_list(ctx, names);  // takes ownership
+  return true;
+}
+
+void SetClientAuth(SSL_CTX* ctx, ClientAuth auth) {
   int mode = SSL_VERIFY_NONE;
   SSL_verify_cb cb = nullptr;
-  switch (t.client_auth) {
+  switch (auth) {
     case ClientAuth::kNoClientCert: break;
     case ClientAuth::kRequestClientCert:
       mode = SSL_VERIFY_PEER;
@@ -199,6 +226,9 @@ bool BuildContext(const TlsServerConfig& t, SSL_CTX** out, std::string* error) {
       break;
   }
   SSL_CTX_set_verify(ctx, mode, cb);
+}
+
+bool SetProtocol(SSL_CTX* ctx, const TlsServerConfig& t, std::string* error) {
   static constexpr unsigned char kSessionContext[] = "soperator-metrics";
   SSL_CTX_set_session_id_context(ctx, kSessionContext, sizeof kSessionContext - 1);
   if (SSL_CTX_set_min_proto_version(ctx, t.min_version) != 1 ||
@@ -229,6 +259,23 @@ bool BuildContext(const TlsServerConfig& t, SSL_CTX** out, std::string* error) {
   SSL_CTX_set_options(ctx, options);
   SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE |
                             SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_RELEASE_BUFFERS);
+  return true;
+}
+
+bool BuildContext(const TlsServerConfig& t, SSL_CTX** out, std::string* error) {
+  Pems pems;
+  if (!ReadPems(t, &pems, error)) return false;
+  SSL_CTX* ctx = SSL_CTX_new(TLS_server_method());
+  if (!ctx) return Fail(error, "cannot create a TLS context: " + OpenSslError());
+  std::unique_ptr<SSL_CTX, decltype(&SSL_CTX_free)> guard(ctx, SSL_CTX_free);
+  // Any later key or certificate load through the context
+  // (SSL_CTX_use_PrivateKey_file and the like) must not prompt either.
+  SSL_CTX_set_default_passwd_cb(ctx, RefusePassphrase);
+  SSL_CTX_set_default_passwd_cb_userdata(ctx, nullptr);
+  if (!UseCertificateAndKey(ctx, t, pems, error) || !UseClientCa(ctx, pems.ca, error))
+    return false;
+  SetClientAuth(ctx, t.client_auth);
+  if (!SetProtocol(ctx, t, error)) return false;
   *out = guard.release();
   return true;
 }
@@ -266,6 +313,27 @@ std::string CacheKey(const std::string& user, const std::string& hash,
   return std::string(reinterpret_cast<char*>(digest), len);
 }
 
+}  // namespace
+
+std::string BcryptBudgetKey(std::string_view peer) {
+  unsigned char a[16];
+  const std::string text(peer);
+  if (text.find(':') == std::string::npos || inet_pton(AF_INET6, text.c_str(), a) != 1)
+    return text;
+  static constexpr unsigned char kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+  if (std::memcmp(a, kMapped, sizeof kMapped) == 0) {
+    char v4[INET_ADDRSTRLEN] = {};
+    inet_ntop(AF_INET, a + 12, v4, sizeof v4);
+    return v4;
+  }
+  std::memset(a + 8, 0, 8);
+  char buf[INET6_ADDRSTRLEN] = {};
+  inet_ntop(AF_INET6, a, buf, sizeof buf);
+  return std::string(buf) + "/64";
+}
+
+namespace {
+
 HttpResponse Plain(int status, std::string text) {
   HttpResponse r;
   r.status = status;
@@ -277,30 +345,49 @@ HttpResponse Plain(int status, std::string text) {
 
 std::shared_ptr<const WebSecurity::State> WebSecurity::LoadState(const std::string& path,
                                                                  std::string* error) {
+  // Always a State: on failure (*error set) it holds the stamps of every
+  // file read so far, taken before reading, so that a later change to any
+  // of them (e.g. the missing certificate created) is tried again.
+  error->clear();
   auto state = std::make_shared<State>();
   state->stamps.push_back(Stamp(path));
   std::string yaml;
-  if (!ReadSmallFile(path, &yaml, error)) return nullptr;
+  if (!ReadSmallFile(path, &yaml, error)) return state;
   const size_t slash = path.rfind('/');
   const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
   auto config = ParseWebConfig(yaml, dir.empty() ? "/" : dir, error);
-  if (!config) return nullptr;
+  if (!config) return state;
   state->config = std::move(*config);
   const TlsServerConfig& t = state->config.tls;
   for (const std::string* f : {&t.cert_file, &t.key_file, &t.client_ca_file}) {
     if (!f->empty()) state->stamps.push_back(Stamp(*f));
   }
-  if (t.enabled && !BuildContext(t, &state->ctx, error)) return nullptr;
+  if (t.enabled && !BuildContext(t, &state->ctx, error) && error->empty())
+    *error = "cannot build the TLS context";
   return state;
 }
 
-std::shared_ptr<WebSecurity> WebSecurity::Load(const std::string& path, std::string* error) {
+std::shared_ptr<WebSecurity> WebSecurity::Load(const std::string& path,
+                                               std::string* error) noexcept {
+  try {
+    return Create(path, error);
+  } catch (...) {
+    // slurmctld's init() is on the other side: no exception may reach it.
+    try {
+      *error = "out of memory while loading the web config";
+    } catch (...) {
+    }
+    return nullptr;
+  }
+}
+
+std::shared_ptr<WebSecurity> WebSecurity::Create(const std::string& path, std::string* error) {
   // No atexit() cleanup: slurmctld 22.05 exits without calling fini(), and
   // OpenSSL must not be torn down under a listener thread still running.
   // (Only effective if nothing in the process initialised OpenSSL first.)
   OPENSSL_init_ssl(OPENSSL_INIT_NO_ATEXIT, nullptr);
   auto state = LoadState(path, error);
-  if (!state) return nullptr;
+  if (!error->empty()) return nullptr;
   std::shared_ptr<WebSecurity> s(new WebSecurity());
   s->path_ = path;
   s->tls_ = state->config.tls.enabled;
@@ -320,7 +407,20 @@ std::shared_ptr<const WebSecurity::State> WebSecurity::Current() {
   return state_;
 }
 
-void WebSecurity::MaybeReload() {
+void WebSecurity::MaybeReload() noexcept {
+  try {
+    ReloadIfChanged();
+  } catch (...) {
+    // Out of memory mid-reload: the state in use is left as it was and
+    // the files are checked again in a second.
+    try {
+      LogError(path_ + ": reloading failed (out of memory); the files in use stay");
+    } catch (...) {
+    }
+  }
+}
+
+void WebSecurity::ReloadIfChanged() {
   const auto now = std::chrono::steady_clock::now();
   std::shared_ptr<const State> old;
   {
@@ -334,30 +434,32 @@ void WebSecurity::MaybeReload() {
   if (!changed) return;
   std::string error;
   auto fresh = LoadState(path_, &error);
-  if (fresh && fresh->config.tls.enabled != tls_)
+  if (error.empty() && fresh->config.tls.enabled != tls_)
     error = tls_ ? "TLS was removed; restart slurmctld to serve plain HTTP"
                  : "TLS was added; restart slurmctld to serve HTTPS";
   std::lock_guard lock(mu_);
-  if (fresh && error.empty()) {
+  if (error.empty()) {
     state_ = std::move(fresh);
     if (!broken_.empty()) LogInfo(path_ + ": valid again; serving");
     broken_.clear();
     LogInfo(path_ + ": reloaded");
     return;
   }
-  // Keep the stamps of the broken files so the error is logged once.
+  // The old files stay in use for nothing (every request gets 500), but
+  // the stamps are those of the failed attempt, taken before its files
+  // were read: the error is logged once, and creating or fixing any file
+  // the new web config names (not only the web config) tries again.
   auto kept = std::make_shared<State>();
   kept->config = old->config;
   if (old->ctx && SSL_CTX_up_ref(old->ctx) == 1) kept->ctx = old->ctx;
-  kept->stamps = fresh ? fresh->stamps : old->stamps;
-  for (FileStamp& s : kept->stamps) s = Stamp(s.path);
+  kept->stamps = fresh->stamps;
   if (error != broken_)
     LogError(path_ + ": " + error + "; every request is answered 500 until it is fixed");
   broken_ = error;
   state_ = std::move(kept);
 }
 
-SSL* WebSecurity::NewSsl(int fd) {
+SSL* WebSecurity::NewSsl(int fd) noexcept {
   const auto state = Current();
   if (!state->ctx) return nullptr;
   SSL* ssl = SSL_new(state->ctx);  // holds its own reference to the context
@@ -370,7 +472,17 @@ SSL* WebSecurity::NewSsl(int fd) {
 }
 
 bool WebSecurity::CheckPeer(SSL* ssl, bool* verified, std::string* subject,
-                            std::string* why) {
+                            std::string* why) noexcept {
+  try {
+    return CheckPeerOrThrow(ssl, verified, subject, why);
+  } catch (...) {
+    *verified = false;  // out of memory: the connection is dropped
+    return false;
+  }
+}
+
+bool WebSecurity::CheckPeerOrThrow(SSL* ssl, bool* verified, std::string* subject,
+                                   std::string* why) {
   const auto state = Current();
   const TlsServerConfig& t = state->config.tls;
   X509* cert = SSL_get0_peer_certificate(ssl);
@@ -388,8 +500,15 @@ bool WebSecurity::CheckPeer(SSL* ssl, bool* verified, std::string* subject,
     BIO_free(bio);
   }
   if (!t.client_allowed_sans) return true;
-  // exporter-toolkit's VerifyPeerCertificate: DNS, e-mail, IP and URI SANs.
+  // exporter-toolkit's VerifyPeerCertificate: DNS, e-mail, IP and URI SANs,
+  // of a certificate verified against client_ca only (web_config.cc refuses
+  // client_allowed_sans with the types that do not verify; this holds even
+  // if a path to it is ever opened).
   bool allowed = false;
+  if (cert && !*verified) {
+    *why = "the client certificate was not verified; client_allowed_sans needs a verified one";
+    return false;
+  }
   if (cert) {
     auto* names = static_cast<GENERAL_NAMES*>(
         X509_get_ext_d2i(cert, NID_subject_alt_name, nullptr, nullptr));
@@ -420,37 +539,80 @@ bool WebSecurity::CheckPeer(SSL* ssl, bool* verified, std::string* subject,
 
 std::optional<bool> WebSecurity::Cached(const std::string& key) {
   std::lock_guard lock(cache_mu_);
-  const auto it = cache_.find(key);
-  if (it == cache_.end()) return std::nullopt;
-  return it->second;
+  if (const auto it = successes_.find(key); it != successes_.end()) {
+    it->second = ++cache_clock_;
+    return true;
+  }
+  if (failures_.count(key)) return false;
+  return std::nullopt;
 }
 
-bool WebSecurity::CheckPassword(const std::string& key, const std::string& hash,
-                                const std::string& password) {
-  bool ok = false;
-  {
-    std::lock_guard lock(bcrypt_mu_);
-    auto data = std::make_unique<crypt_data>();
-    const char* out = crypt_rn(password.c_str(), hash.c_str(), data.get(), sizeof *data);
-    ok = out && out[0] != '*' && std::strlen(out) == hash.size() &&
-         CRYPTO_memcmp(out, hash.data(), hash.size()) == 0;
-  }
+void WebSecurity::Remember(const std::string& key, bool ok) {
   std::lock_guard lock(cache_mu_);
-  if (cache_.size() >= kCacheSize) {
+  if (ok) {
+    if (successes_.size() >= kSuccessCacheSize && !successes_.count(key)) {
+      auto oldest = successes_.begin();
+      for (auto it = successes_.begin(); it != successes_.end(); ++it)
+        if (it->second < oldest->second) oldest = it;
+      successes_.erase(oldest);
+    }
+    successes_[key] = ++cache_clock_;
+    return;
+  }
+  if (failures_.size() >= kFailureCacheSize) {
     // Random eviction of a tenth, like exporter-toolkit's cache.
     static thread_local std::minstd_rand rng(std::random_device{}());
-    for (size_t n = cache_.size() / 10 + 1; n > 0 && !cache_.empty(); --n) {
-      auto it = cache_.begin();
-      std::advance(it, static_cast<long>(rng() % cache_.size()));
-      cache_.erase(it);
+    for (size_t n = failures_.size() / 10 + 1; n > 0 && !failures_.empty(); --n) {
+      auto it = failures_.begin();
+      std::advance(it, static_cast<long>(rng() % failures_.size()));
+      failures_.erase(it);
     }
   }
-  cache_[key] = ok;
-  return ok;
+  failures_.insert(key);
+}
+
+bool WebSecurity::TakeBcryptSlot(const std::string& peer) {
+  std::lock_guard lock(budget_mu_);
+  if (bcrypt_queue_ >= kMaxBcryptQueue) return false;
+  int& mine = bcrypt_per_peer_[peer];
+  if (mine >= kMaxBcryptPerPeer) return false;
+  ++mine;
+  ++bcrypt_queue_;
+  return true;
+}
+
+void WebSecurity::ReturnBcryptSlot(const std::string& peer) {
+  std::lock_guard lock(budget_mu_);
+  --bcrypt_queue_;
+  if (const auto it = bcrypt_per_peer_.find(peer); it != bcrypt_per_peer_.end() &&
+                                                    --it->second <= 0)
+    bcrypt_per_peer_.erase(it);
+}
+
+bool WebSecurity::CheckPassword(const std::string& hash, const std::string& password) {
+  std::lock_guard lock(bcrypt_mu_);
+  auto data = std::make_unique<crypt_data>();
+  const char* out = crypt_rn(password.c_str(), hash.c_str(), data.get(), sizeof *data);
+  return out && out[0] != '*' && std::strlen(out) == hash.size() &&
+         CRYPTO_memcmp(out, hash.data(), hash.size()) == 0;
 }
 
 std::optional<HttpResponse> WebSecurity::Authorize(std::string_view authorization,
                                                    HttpRequest* req, std::string* user) {
+  try {
+    return AuthorizeOrThrow(authorization, req, user);
+  } catch (...) {
+    // Fail closed; the bcrypt slot was returned by its guard.
+    req->authenticated = false;
+    req->principal_kind = PrincipalKind::kNone;
+    req->principal = {};
+  }
+  return Plain(500, "Internal Server Error\n");
+}
+
+std::optional<HttpResponse> WebSecurity::AuthorizeOrThrow(std::string_view authorization,
+                                                          HttpRequest* req,
+                                                          std::string* user) {
   std::shared_ptr<const State> state;
   {
     std::lock_guard lock(mu_);
@@ -489,16 +651,21 @@ std::optional<HttpResponse> WebSecurity::Authorize(std::string_view authorizatio
       std::optional<bool> verdict = Cached(key);
       if (!verdict) {
         // A bcrypt costs tens of milliseconds of CPU: at most
-        // kMaxBcryptQueue run or wait; beyond that a flood of guesses is
-        // refused without spending any.
-        if (bcrypt_queue_.fetch_add(1) >= kMaxBcryptQueue) {
-          bcrypt_queue_.fetch_sub(1);
+        // kMaxBcryptQueue run or wait, kMaxBcryptPerPeer per client;
+        // beyond that a flood of guesses is refused without spending any.
+        const std::string peer = BcryptBudgetKey(req->peer);
+        if (!TakeBcryptSlot(peer)) {
           HttpResponse r = Plain(429, "Too Many Requests\n");
           r.headers.emplace_back("Retry-After", "1");
           return r;
         }
-        verdict = CheckPassword(key, hash, password);
-        bcrypt_queue_.fetch_sub(1);
+        struct Slot {
+          WebSecurity* self;
+          const std::string& peer;
+          ~Slot() { self->ReturnBcryptSlot(peer); }
+        } slot{this, peer};
+        verdict = CheckPassword(hash, password);
+        Remember(key, *verdict);
       }
       ok = *verdict && it != c.users.end();
     }
@@ -514,9 +681,13 @@ std::optional<HttpResponse> WebSecurity::Authorize(std::string_view authorizatio
   return std::nullopt;
 }
 
-void WebSecurity::AddHeaders(HttpResponse& r) {
-  const auto state = Current();
-  for (const auto& h : state->config.headers) r.headers.push_back(h);
+void WebSecurity::AddHeaders(HttpResponse& r) noexcept {
+  try {
+    const auto state = Current();
+    for (const auto& h : state->config.headers) r.headers.push_back(h);
+  } catch (...) {
+    // Out of memory: the response goes out without the extra headers.
+  }
 }
 
 }  // namespace sm
