@@ -14,11 +14,46 @@
 #include <atomic>
 #include <ctime>
 #include <functional>
+#include <mutex>
 
 #include "source.h"
 #include "user_names.h"
 
 namespace sm::slurm {
+
+// What the last node and job copies held: the next copy allocates that
+// much (plus a margin) before it takes slurmctld's locks.
+struct NodeCopySizes {
+  size_t slots = 0;  // node_record_count
+  size_t members = 0;  // (partition, node) pairs
+  size_t bytes = 0;  // arena
+  size_t unlisted = 0;
+  size_t partitions = 0;
+  size_t gres = 0;  // GresUsed entries of all nodes
+};
+struct JobCopySizes {
+  size_t jobs = 0;
+  size_t bytes = 0;  // arena
+  size_t node_slots = 0;  // allocated node slots of all running jobs
+  size_t cg_names = 0;  // node names of all completing jobs
+};
+
+template <typename T>
+class LastSizes {
+ public:
+  T Load() const {
+    std::lock_guard lock(mu_);
+    return value_;
+  }
+  void Store(const T& v) {
+    std::lock_guard lock(mu_);
+    value_ = v;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  T value_{};
+};
 
 class ControllerSource : public Source {
  public:
@@ -58,13 +93,9 @@ class ControllerSource : public Source {
   int64_t Now() const { return unix_now_ ? unix_now_() : time(nullptr); }
 
   UserNames users_;
-  // Size of the last job copy, to allocate the next one before locking.
-  std::atomic<size_t> last_job_count_{0};
-  std::atomic<size_t> last_job_bytes_{0};
-  // Likewise for the node copy.
-  std::atomic<size_t> last_node_slots_{0};
-  std::atomic<size_t> last_node_members_{0};
-  std::atomic<size_t> last_node_bytes_{0};
+  // Sizes of the last copies, to allocate the next ones before locking.
+  LastSizes<NodeCopySizes> node_sizes_;
+  LastSizes<JobCopySizes> job_sizes_;
   std::function<int64_t()> unix_now_;
 };
 

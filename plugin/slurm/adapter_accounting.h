@@ -41,12 +41,18 @@ class TimedAssocLock {
 // ---- GRES per node, copied inside the node walk --------------------------
 
 // Under the node read lock: the node's allocated GRES per type, as
-// _node_gres_used() counts them (scontrol -d show node's GresUsed), into
-// `used`, names stored in `arena`. Returns the configured GRES string
+// _node_gres_used() counts them (scontrol -d show node's GresUsed),
+// appended to `used` (shared by every node of a copy, presized off-lock, so
+// that the locked copy does not allocate per node), names stored in `arena`. Returns the configured GRES string
 // (node->gres, else its config's), stored in `arena`; off-lock,
 // ParseGresCounts() of it gives Node::gres_configured.
 std::string_view CopyNodeGres(node_record_t* node, Arena& arena,
                               std::vector<GresCount>& used);
+
+// Under the job read lock: the GPUs of the job's allocated GRES
+// (gres_list_alloc), typed and untyped, whether or not gres/gpu is an
+// accounted TRES (Job::gpus_alloc). Allocates nothing.
+int64_t JobAllocatedGpus(job_record_t* job);
 
 // Off-lock: sinfo's StateLong for a node state word, MIXED when the client
 // rewrite says so (lower-case node_state_string(), suffixes included).

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Each node's GRES by type, as sinfo's Gres and GresUsed columns show them
 // (SckyzO's slurm_node_gres_*), and sinfo's StateLong for the `status`
-// label. Copied inside the node walk, under its node read lock.
+// label. Copied inside the node walk, under its node read lock. And each
+// job's allocated GPUs, copied inside the job walk.
 //
 // gres_get_node_used(), which fills GresUsed, writes to slurmctld (it
 // rebuilds the cached gres_node_state_t.gres_used string), so we never call
 // it: CopyNodeGres() counts what its _node_gres_used() prints.
+#include <algorithm>
 #include <cctype>
+#include <cstdint>
 
 #include "adapter_accounting.h"
 #include "node_gres.h"
@@ -27,11 +30,12 @@ std::string_view TypeKey(Arena& arena, const char* name, const char* type) {
   return {p, n.size() + 1 + t.size()};
 }
 
-void AddUsed(std::vector<GresCount>& used, std::string_view key,
+// Appends to `used`, whose entries from `begin` on are this node's.
+void AddUsed(std::vector<GresCount>& used, size_t begin, std::string_view key,
              uint64_t count) {
-  for (GresCount& g : used) {
-    if (g.type == key) {  // SckyzO sums a repeated type
-      g.count += count;
+  for (size_t i = begin; i < used.size(); ++i) {
+    if (used[i].type == key) {  // SckyzO sums a repeated type
+      used[i].count += count;
       return;
     }
   }
@@ -74,7 +78,8 @@ uint64_t TopoGroupCount(const gres_node_state_t* ns, int i, bool shared) {
   return count;
 }
 
-void CopyGresState(gres_state_t* gs, Arena& arena, std::vector<GresCount>& out) {
+void CopyGresState(gres_state_t* gs, Arena& arena, std::vector<GresCount>& out,
+                   size_t begin) {
   auto* ns = static_cast<gres_node_state_t*>(gs->gres_data);
   if (!ns) return;
 #if SM_SLURM_AT_LEAST(24, 5)
@@ -93,15 +98,15 @@ void CopyGresState(gres_state_t* gs, Arena& arena, std::vector<GresCount>& out) 
       for (int j = 0; j < i && !seen; ++j)
         seen = ns->topo_type_id[j] == ns->topo_type_id[i];
       if (seen) continue;
-      AddUsed(out, TypeKey(arena, name, ns->topo_type_name[i]),
+      AddUsed(out, begin, TypeKey(arena, name, ns->topo_type_name[i]),
               TopoGroupCount(ns, i, shared));
     }
   } else if (ns->type_cnt == 0) {
-    AddUsed(out, TypeKey(arena, name, nullptr),
+    AddUsed(out, begin, TypeKey(arena, name, nullptr),
             ns->no_consume ? 0 : ns->gres_cnt_alloc);
   } else {
     for (int i = 0; i < ns->type_cnt; ++i)
-      AddUsed(out, TypeKey(arena, name, ns->type_name[i]),
+      AddUsed(out, begin, TypeKey(arena, name, ns->type_name[i]),
               ns->no_consume ? 0 : ns->type_cnt_alloc[i]);
   }
 }
@@ -114,10 +119,29 @@ std::string_view CopyNodeGres(node_record_t* node, Arena& arena,
   const char* configured =
       node->gres ? node->gres : (node->config_ptr ? node->config_ptr->gres : nullptr);
   const std::string_view copy = arena.StoreCString(configured);
+  const size_t begin = used.size();
   ForEachRecord(node->gres_list, [&](void* x) {
-    CopyGresState(static_cast<gres_state_t*>(x), arena, used);
+    CopyGresState(static_cast<gres_state_t*>(x), arena, used, begin);
   });
   return copy;
+}
+
+// gres_ctld_set_job_tres_cnt() counts the same entries into
+// tres_alloc_cnt (the gres/gpu total is Σ total_gres, a no_consume entry's
+// NO_CONSUME_VAL64 aside), but only when gres/gpu is an accounted TRES: we
+// read the list itself, so the count does not depend on
+// AccountingStorageTRES (docs/metrics-native.md, "GPUs").
+int64_t JobAllocatedGpus(job_record_t* job) {
+  uint64_t total = 0;
+  const uint32_t gpu = GpuPluginId();
+  ForEachRecord(job->gres_list_alloc, [&](void* x) {
+    auto* gs = static_cast<gres_state_t*>(x);
+    if (gs->plugin_id != gpu || !gs->gres_data) return;
+    const uint64_t n = static_cast<gres_job_state_t*>(gs->gres_data)->total_gres;
+    if (n == NO_CONSUME_VAL64 || n == NO_VAL64) return;
+    total += n;
+  });
+  return static_cast<int64_t>(std::min<uint64_t>(total, INT64_MAX));
 }
 
 std::string_view NodeStatusLong(uint32_t node_state, bool mixed, Arena& arena) {

@@ -6,8 +6,10 @@
 #include <mutex>
 #include <ranges>
 #include <span>
+#include <string>
 
 #include "adapter.h"
+#include "adapter_accounting.h"
 #include "adapter_util.h"
 #include "job_list_walk.h"
 #include "stdio_path.h"
@@ -46,6 +48,14 @@ struct Raw {
   std::string_view std_out;
   std::string_view std_err;
   std::string_view array_hex;  // meta record's task bitmap, "0x..."
+  // The job's allocated node slots in JobCopy::node_slots.
+  uint32_t node_begin;
+  uint32_t node_count;
+  // A completing job's node names in JobCopy::cg_names (cg_listed), for
+  // the list bitmap2node_name() would make of node_bitmap_cg.
+  bool cg_listed;
+  uint32_t cg_begin;
+  uint32_t cg_count;
 #ifdef SM_STDIO_EXPAND
   bool has_std_out;  // std_out/std_err set (NULL: the client prints "")
   bool has_std_err;
@@ -274,10 +284,19 @@ std::string ExpandStdio(bool set, std::string_view pattern, const Job& j,
 }
 #endif
 
-// One job's fields, as pack_job() reports them; called under the job,
-// node, part, conf and fed read locks.
-void CopyJob(job_record_t* job, Job& j, Raw& r, Arena& arena, CopyContext& ctx) {
-  auto* d = job->details;
+// ---- CopyJob's parts: one job's fields, as pack_job() reports them, all
+// called under the job, node, part, conf and fed read locks. Strings go
+// into the arena and lists into vectors presized off-lock; nothing here
+// allocates except Slurm's own formatting of an array's task bitmap (one
+// xmalloc per such array record, tests/shim/locked_allocs.py).
+
+// Where CopyJob appends what has no fixed size.
+struct CopyLists {
+  std::vector<uint32_t>& node_slots;
+  std::vector<std::string_view>& cg_names;
+};
+
+void CopyJobState(job_record_t* job, Job& j, Raw& r, Arena& arena) {
   j.id = job->job_id;
   j.name = arena.StoreCString(job->name);
   j.state = MapBase(job->job_state);
@@ -298,6 +317,9 @@ void CopyJob(job_record_t* job, Job& j, Raw& r, Arena& arena, CopyContext& ctx) 
                                             : job->partition);
   j.statistics_partition = arena.StoreCString(
       job->part_ptr ? job->part_ptr->name : job->partition);
+}
+
+void CopyJobOwner(job_record_t* job, Job& j, Raw& r, Arena& arena) {
   r.user_id = job->user_id;
   j.user_id = job->user_id;
   const char* user = job->user_name;
@@ -306,89 +328,143 @@ void CopyJob(job_record_t* job, Job& j, Raw& r, Arena& arena, CopyContext& ctx) 
 #endif
   r.user_name = arena.StoreCString(user);
   j.mail_user = arena.StoreCString(job->mail_user);
+  j.account = arena.StoreCString(job->account);
   r.batch = job->batch_flag != 0;
 #ifdef SM_STDIO_EXPAND
   r.restart_cnt = job->restart_cnt;
   r.step_id = job->step_id;  // what pack_job() sends the client
   r.batch_host = arena.StoreCString(job->batch_host);
 #endif
-  if (d) {
-    r.work_dir = arena.StoreCString(d->work_dir);
-    r.std_out = arena.StoreCString(d->std_out);
-    r.std_err = arena.StoreCString(d->std_err);
-#ifdef SM_STDIO_EXPAND
-    r.has_std_out = d->std_out != nullptr;
-    r.has_std_err = d->std_err != nullptr;
-#endif
-    j.submit_time = d->submit_time;
-    // memory_per_node is absent when the request is per CPU.
-    if (!(d->pn_min_memory & MEM_PER_CPU))
-      j.memory_per_node_mb = static_cast<int64_t>(d->pn_min_memory);
-    j.min_nodes = d->min_nodes;
-    j.max_nodes = d->max_nodes;
-  } else {
-    j.submit_time = 0;
-  }
-  // Only the allocated node list; a completing job shows the nodes it
-  // is still completing on.
-  if (IS_JOB_COMPLETING(job) && job->node_bitmap_cg)
-    j.nodes = StoreOwned(arena, bitmap2node_name(job->node_bitmap_cg));
-  else
-    j.nodes = arena.StoreCString(job->nodes);
+}
 
+void CopyJobDetails(job_record_t* job, Job& j, Raw& r, Arena& arena) {
+  auto* d = job->details;
+  if (!d) {
+    j.submit_time = 0;
+    return;
+  }
+  r.work_dir = arena.StoreCString(d->work_dir);
+  r.std_out = arena.StoreCString(d->std_out);
+  r.std_err = arena.StoreCString(d->std_err);
+#ifdef SM_STDIO_EXPAND
+  r.has_std_out = d->std_out != nullptr;
+  r.has_std_err = d->std_err != nullptr;
+#endif
+  j.submit_time = d->submit_time;
+  // memory_per_node is absent when the request is per CPU.
+  if (!(d->pn_min_memory & MEM_PER_CPU))
+    j.memory_per_node_mb = static_cast<int64_t>(d->pn_min_memory);
+  j.min_nodes = d->min_nodes;
+  j.max_nodes = d->max_nodes;
+}
+
+void CopyJobArray(job_record_t* job, Job& j, Raw& r, Arena& arena) {
   j.array_job_id = job->array_job_id;
   r.array_task_id = job->array_task_id;
   if (job->array_task_id != NO_VAL) j.array_task_id = job->array_task_id;
-  if (job->array_recs) {
-    // Not build_array_str(): it writes to the job record.
-    if (job->array_recs->task_id_str) {
-      r.array_hex = arena.StoreCString(job->array_recs->task_id_str);
-    } else if (job->array_recs->task_id_bitmap) {
-      r.array_hex = StoreOwned(
-          arena, bit_fmt_hexmask(job->array_recs->task_id_bitmap));
-    }
-    r.array_max_tasks = job->array_recs->max_run_tasks;
-    j.array_pending_tasks = job->array_recs->task_cnt;
+  if (!job->array_recs) return;
+  // Not build_array_str(): it writes to the job record.
+  if (job->array_recs->task_id_str) {
+    r.array_hex = arena.StoreCString(job->array_recs->task_id_str);
+  } else if (job->array_recs->task_id_bitmap) {
+    r.array_hex =
+        StoreOwned(arena, bit_fmt_hexmask(job->array_recs->task_id_bitmap));
   }
+  r.array_max_tasks = job->array_recs->max_run_tasks;
+  j.array_pending_tasks = job->array_recs->task_cnt;
+}
 
-  // Times as pack_job() reports them.
+// Start and end as pack_job() reports them (estimates for pending jobs).
+void CopyJobTimes(job_record_t* job, Job& j, time_t now) {
   uint32_t time_limit = job->time_limit;
   if (time_limit == NO_VAL && job->part_ptr)
     time_limit = job->part_ptr->max_time;
-  const time_t begin = d ? d->begin_time : 0;
+  const time_t begin = job->details ? job->details->begin_time : 0;
   time_t start = 0, end = 0;
   if (IS_JOB_STARTED(job)) {
     start = job->start_time;
     end = job->end_time;
   } else if (job->start_time != 0) {
-    start = std::max<time_t>(job->start_time, ctx.now);
+    start = std::max<time_t>(job->start_time, now);
     if (time_limit != NO_VAL)
       end = std::max<time_t>(job->end_time, start + time_limit * 60);
-  } else if (begin > ctx.now) {
+  } else if (begin > now) {
     start = begin;
     if (time_limit != NO_VAL)
       end = std::max<time_t>(job->end_time, start + time_limit * 60);
   }
   j.start_time = start;
   j.end_time = end;
+}
 
+// Only the allocated node list; a completing job shows the nodes it is
+// still completing on: their names now, the ranged list off-lock
+// (RangedNodeNames), as bitmap2node_name() walks node_bitmap_cg.
+void CopyJobNodes(job_record_t* job, Job& j, Raw& r, Arena& arena,
+                  std::vector<std::string_view>& cg_names) {
+  if (!IS_JOB_COMPLETING(job) || !job->node_bitmap_cg) {
+    j.nodes = arena.StoreCString(job->nodes);
+    return;
+  }
+  r.cg_listed = true;
+  r.cg_begin = static_cast<uint32_t>(cg_names.size());
+  ForEachSetBit(job->node_bitmap_cg, [&](uint32_t slot) {
+    if (static_cast<int>(slot) < node_record_count && node_record_table_ptr[slot])
+      cg_names.push_back(arena.StoreCString(node_record_table_ptr[slot]->name));
+  });
+  r.cg_count = static_cast<uint32_t>(cg_names.size() - r.cg_begin);
+}
+
+// What the job holds: TRES and counts; its node slots are appended to
+// `node_slots` (presized off-lock: no allocation per job).
+void CopyJobResources(job_record_t* job, Job& j, Raw& r, Arena& arena,
+                      CopyContext& ctx, std::vector<uint32_t>& node_slots) {
   j.tres_alloc = arena.StoreCString(job->tres_fmt_alloc_str);
   j.tres_req = arena.StoreCString(job->tres_fmt_req_str);
   j.cpus = PackedCpus(job);
   j.node_count = PackedNodes(job, ctx);
-
   // For the native families.
-  j.account = arena.StoreCString(job->account);
   j.cpus_alloc = job->total_cpus;  // what statistics.c counts
   if (job->tres_alloc_cnt) {
     j.memory_alloc_mb =
         static_cast<int64_t>(job->tres_alloc_cnt[TRES_ARRAY_MEM]);
     if (ctx.gpu_pos >= 0)
-      j.gpus_alloc = static_cast<int64_t>(job->tres_alloc_cnt[ctx.gpu_pos]);
+      j.gpus_tres = static_cast<int64_t>(job->tres_alloc_cnt[ctx.gpu_pos]);
   }
+  j.gpus_alloc = JobAllocatedGpus(job);
+  r.node_begin = static_cast<uint32_t>(node_slots.size());
   if (IS_JOB_RUNNING(job) || IS_JOB_SUSPENDED(job))
     ForEachSetBit(job->node_bitmap,
-                  [&](uint32_t slot) { j.node_indices.push_back(slot); });
+                  [&](uint32_t slot) { node_slots.push_back(slot); });
+  r.node_count = static_cast<uint32_t>(node_slots.size() - r.node_begin);
+}
+
+void CopyJob(job_record_t* job, Job& j, Raw& r, Arena& arena, CopyContext& ctx,
+             CopyLists lists) {
+  CopyJobState(job, j, r, arena);
+  CopyJobOwner(job, j, r, arena);
+  CopyJobDetails(job, j, r, arena);
+  CopyJobArray(job, j, r, arena);
+  CopyJobTimes(job, j, ctx.now);
+  CopyJobNodes(job, j, r, arena, lists.cg_names);
+  CopyJobResources(job, j, r, arena, ctx, lists.node_slots);
+}
+
+// bitmap2node_name() (node_conf.c, the same from 22.05 to 26.05) on names
+// copied under the locks: a hostlist of them in slot order, sorted, ranged.
+// hostlist_* are pure (their own mutex), so this runs with no lock held.
+char* RangedNodeNames(std::span<const std::string_view> names) {
+  if (names.empty()) return xstrdup("");
+  auto hl = hostlist_create(nullptr);
+  std::string name;
+  for (std::string_view n : names) {
+    name.assign(n);
+    hostlist_push_host(hl, name.c_str());
+  }
+  hostlist_sort(hl);
+  char* ranged = hostlist_ranged_string_xmalloc(hl);
+  hostlist_destroy(hl);
+  return ranged;
 }
 
 // Job records (about 1 KB each) and what they point to are scattered over
@@ -429,39 +505,46 @@ inline void PrefetchReferenced(const job_record_t* job) {
   __builtin_prefetch(job->tres_fmt_alloc_str);
 }
 
-}  // namespace
-
-std::shared_ptr<JobSnapshot> ControllerSource::CollectJobs(LockTiming& timing,
-                                                           std::string& error) {
-  auto snap = std::make_shared<JobSnapshot>();
-  Arena& arena = snap->arena;
+// One job collection's working set; PresizeJobCopy() allocates and
+// touches it off-lock from the last collection's sizes, so that the slices
+// under the locks (CopyJobsLocked) do not call malloc unless the job list
+// grew past that plus a margin (tests/shim/locked_allocs.py counts).
+struct JobCopy {
+  std::shared_ptr<JobSnapshot> snap;
   std::vector<Raw> raws;
-  // Off-lock: room for last time's jobs and strings plus a margin,
-  // allocated and touched now, so that the copy under the locks neither
-  // calls malloc nor page-faults (unless the job count grew past it).
-  size_t slots = last_job_count_.load(std::memory_order_relaxed);
-  if (slots) {
-    slots += slots / 8 + 64;
-    snap->jobs.resize(slots);
-    raws.resize(slots);
-    arena.Reserve(last_job_bytes_.load(std::memory_order_relaxed) * 9 / 8);
-  }
-  size_t count = 0;
-  CopyContext ctx{Now(), GpuTresPosition()};
+  std::vector<uint32_t> node_slots;  // every job's (Raw::node_begin)
+  std::vector<std::string_view> cg_names;  // completing jobs' (Raw::cg_begin)
+  size_t count = 0;                  // jobs[0, count) were written
+};
 
-  // The jobs are copied in slices: the locks are released whenever a slice
-  // has held them for kSlice, so that a writer (a submit, the scheduler)
-  // never waits on us for longer than that. JobListWalk resumes after an
-  // unlock without keeping a job pointer or an iterator across it. A backup
-  // destroys and rebuilds job_list when it takes over (backup.c), so there
-  // the whole walk stays under one hold.
+void PresizeJobCopy(JobCopy& c, const JobCopySizes& last) {
+  if (!last.jobs) return;  // the first collection: nothing to go by
+  const size_t slots = last.jobs + last.jobs / 8 + 64;
+  c.snap->jobs.resize(slots);
+  c.raws.resize(slots);
+  c.node_slots.resize(last.node_slots + last.node_slots / 8 + 64);
+  c.node_slots.clear();  // capacity stays, pages touched
+  c.cg_names.resize(last.cg_names + last.cg_names / 8 + 64);
+  c.cg_names.clear();
+  c.snap->arena.Reserve(last.bytes * 9 / 8);
+}
+
+// The locked part of a job collection. The jobs are copied in slices: the
+// locks are released whenever a slice has held them for kSlice, so that a
+// writer (a submit, the scheduler) never waits on us for longer than that.
+// JobListWalk resumes after an unlock without keeping a job pointer or an
+// iterator across it. A backup destroys and rebuilds job_list when it
+// takes over (backup.c), so there the whole walk stays under one hold.
+bool CopyJobsLocked(JobCopy& c, CopyContext& ctx, LockTiming& timing,
+                    std::string& error) {
   const auto slice = slurmctld_primary ? std::chrono::milliseconds(2)
                                        : std::chrono::milliseconds::max();
   constexpr int kAhead = 8;  // prefetch distance, in jobs
   JobListWalk walk;
   // What a restart of the walk passes by: the ids copied so far.
   const auto copied_ids = [&] {
-    return std::span(snap->jobs.data(), count) | std::views::transform(&Job::id);
+    return std::span(c.snap->jobs.data(), c.count) |
+           std::views::transform(&Job::id);
   };
   slurmctld_lock_t locks = {};
   locks.conf = READ_LOCK;
@@ -473,11 +556,11 @@ std::shared_ptr<JobSnapshot> ControllerSource::CollectJobs(LockTiming& timing,
     TimedLock lock(locks, timing);
     if (slurmctld_config.shutdown_time) {
       error = "slurmctld is shutting down";
-      return nullptr;
+      return false;
     }
     if (!job_list) {
       error = "job list not loaded yet";
-      return nullptr;
+      return false;
     }
     const auto deadline = slice == std::chrono::milliseconds::max()
                               ? TimedLock::Clock::time_point::max()
@@ -487,12 +570,13 @@ std::shared_ptr<JobSnapshot> ControllerSource::CollectJobs(LockTiming& timing,
       for (int i = 0; i < got; ++i) {
         if (i + kAhead < got) PrefetchRecord(batch[i + kAhead]);
         if (i + kAhead / 2 < got) PrefetchReferenced(batch[i + kAhead / 2]);
-        if (count == snap->jobs.size()) {
-          snap->jobs.emplace_back();
-          raws.emplace_back();
+        if (c.count == c.snap->jobs.size()) {  // grew past the presize
+          c.snap->jobs.emplace_back();
+          c.raws.emplace_back();
         }
-        CopyJob(batch[i], snap->jobs[count], raws[count], arena, ctx);
-        ++count;
+        CopyJob(batch[i], c.snap->jobs[c.count], c.raws[c.count],
+                c.snap->arena, ctx, {c.node_slots, c.cg_names});
+        ++c.count;
       }
       return TimedLock::Clock::now() < deadline;
     });
@@ -502,56 +586,80 @@ std::shared_ptr<JobSnapshot> ControllerSource::CollectJobs(LockTiming& timing,
     debug("soperator: the jobs collection resumed from job_list's head %d "
           "time(s): every job it had passed last was purged meanwhile",
           walk.restarts());
-  snap->jobs.resize(count);
-  raws.resize(count);
-  last_job_count_.store(count, std::memory_order_relaxed);
-  last_job_bytes_.store(arena.bytes_used(), std::memory_order_relaxed);
+  return true;
+}
 
-  // Off-lock: strings the clients compute.
-  static std::mutex xlate_mu;  // xlate and reason tables are plain C
-  for (size_t k = 0; k < snap->jobs.size(); ++k) {
-    Job& j = snap->jobs[k];
-    const Raw& r = raws[k];
-    j.state_reason = arena.StoreCString(ReasonString(r.state_reason));
-    // squeue's %T and %r (_print_job_reason()): the flag word, if any, is
-    // printed instead of PENDING; state_desc instead of the reason's name.
-    j.squeue_pending = strcmp(job_state_string(r.job_state), "PENDING") == 0;
-    if (j.squeue_pending)
-      j.squeue_reason = r.state_desc.empty() ? j.state_reason : r.state_desc;
-    const std::string user =
-        r.user_name.empty() ? users_.Name(r.user_id) : std::string(r.user_name);
-    j.user_name = arena.Store(user);
-    if (!r.array_hex.empty()) {
-      std::lock_guard lock(xlate_mu);
-      char* s = xstrndup(r.array_hex.data(), r.array_hex.size());
-      xlate_array_task_str(&s, r.array_max_tasks, nullptr);
-      j.array_task_string = StoreOwned(arena, s);
-    }
-    // uid_to_string()'s fallback. Both arms are views: a mixed ternary
-    // would build a temporary std::string and leave it dangling.
-    const std::string_view stdio_user =
-        user.empty() ? std::string_view("nobody") : std::string_view(user);
-#ifdef SM_STDIO_EXPAND
-    j.std_out =
-        arena.Store(ExpandStdio(r.has_std_out, r.std_out, j, r, stdio_user));
-    j.std_err =
-        arena.Store(ExpandStdio(r.has_std_err, r.std_err, j, r, stdio_user));
-#else
-    StdioJob io;
-    io.job_id = j.id;
-    io.array_job_id = static_cast<uint32_t>(j.array_job_id.value_or(0));
-    io.array_task_id = r.array_task_id;
-    io.name = j.name;
-    io.work_dir = r.work_dir;
-    io.user = stdio_user;
-    io.batch = r.batch;
-    io.std_out = r.std_out;
-    io.std_err = r.std_err;
-    j.std_out = arena.Store(JobStdout(kStdio, io));
-    j.std_err = arena.Store(JobStderr(kStdio, io));
-#endif
+// Off-lock: the strings the clients compute for one job.
+void DeriveJob(Job& j, const Raw& r, const JobCopy& c, Arena& arena,
+               UserNames& users) {
+  const auto slots = std::span(c.node_slots).subspan(r.node_begin, r.node_count);
+  j.node_indices.assign(slots.begin(), slots.end());
+  if (r.cg_listed)
+    j.nodes = StoreOwned(arena, RangedNodeNames(std::span(c.cg_names).subspan(
+                                    r.cg_begin, r.cg_count)));
+  j.state_reason = arena.StoreCString(ReasonString(r.state_reason));
+  // squeue's %T and %r (_print_job_reason()): the flag word, if any, is
+  // printed instead of PENDING; state_desc instead of the reason's name.
+  j.squeue_pending = strcmp(job_state_string(r.job_state), "PENDING") == 0;
+  if (j.squeue_pending)
+    j.squeue_reason = r.state_desc.empty() ? j.state_reason : r.state_desc;
+  const std::string user =
+      r.user_name.empty() ? users.Name(r.user_id) : std::string(r.user_name);
+  j.user_name = arena.Store(user);
+  if (!r.array_hex.empty()) {
+    static std::mutex xlate_mu;  // xlate and reason tables are plain C
+    std::lock_guard lock(xlate_mu);
+    char* s = xstrndup(r.array_hex.data(), r.array_hex.size());
+    xlate_array_task_str(&s, r.array_max_tasks, nullptr);
+    j.array_task_string = StoreOwned(arena, s);
   }
-  return snap;
+  // uid_to_string()'s fallback. Both arms are views: a mixed ternary
+  // would build a temporary std::string and leave it dangling.
+  const std::string_view stdio_user =
+      user.empty() ? std::string_view("nobody") : std::string_view(user);
+#ifdef SM_STDIO_EXPAND
+  j.std_out =
+      arena.Store(ExpandStdio(r.has_std_out, r.std_out, j, r, stdio_user));
+  j.std_err =
+      arena.Store(ExpandStdio(r.has_std_err, r.std_err, j, r, stdio_user));
+#else
+  StdioJob io;
+  io.job_id = j.id;
+  io.array_job_id = static_cast<uint32_t>(j.array_job_id.value_or(0));
+  io.array_task_id = r.array_task_id;
+  io.name = j.name;
+  io.work_dir = r.work_dir;
+  io.user = stdio_user;
+  io.batch = r.batch;
+  io.std_out = r.std_out;
+  io.std_err = r.std_err;
+  j.std_out = arena.Store(JobStdout(kStdio, io));
+  j.std_err = arena.Store(JobStderr(kStdio, io));
+#endif
+}
+
+}  // namespace
+
+std::shared_ptr<JobSnapshot> ControllerSource::CollectJobs(LockTiming& timing,
+                                                           std::string& error) {
+  JobCopy c;
+  c.snap = std::make_shared<JobSnapshot>();
+  // statistics_get_jobs() of 25.11.0 to 26.05.1 adds up job_ptr->total_nodes
+  // per record; 26.05.2 ORs the node bitmaps (docs/native-semantics.md).
+  c.snap->native_nodes_alloc_per_record =
+      SM_SLURM_AT_LEAST(25, 11) &&
+      SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(26, 5, 2);
+  PresizeJobCopy(c, job_sizes_.Load());
+  CopyContext ctx{Now(), GpuTresPosition()};
+  if (!CopyJobsLocked(c, ctx, timing, error)) return nullptr;
+  JobSnapshot& snap = *c.snap;
+  snap.jobs.resize(c.count);
+  c.raws.resize(c.count);
+  job_sizes_.Store({c.count, snap.arena.bytes_used(), c.node_slots.size(),
+                    c.cg_names.size()});
+  for (size_t k = 0; k < c.count; ++k)
+    DeriveJob(snap.jobs[k], c.raws[k], c, snap.arena, users_);
+  return std::move(c.snap);
 }
 
 }  // namespace sm::slurm

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Nodes, as slurmrestd lists them with SHOW_ALL|SHOW_DETAIL|SHOW_MIXED.
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -67,6 +68,9 @@ struct Raw {
   uint16_t cpus_efctv;
   bool listed;  // false: hidden from clients, kept for native families
   std::string_view gres;  // listed nodes' configured GRES string
+  // The node's GresUsed entries in NodeCopy::gres_used.
+  uint32_t gres_begin;
+  uint32_t gres_count;
 };
 
 // Allocated CPUs and memory per node slot, summed over the jobs holding
@@ -82,7 +86,7 @@ struct Raw {
 // (22.05-25.11) or the select_node WRITE lock (26.05), and which slurmctld
 // calls on demand only (node RPCs, its own /metrics/nodes, health checks,
 // some backfill paths), never periodically. Our collection never takes a
-// write lock (issue 7), and reading those fields under read locks without
+// write lock (docs/performance.md, the lock table), and reading those fields under read locks without
 // set_all gives whatever the last client request left there: stale for as
 // long as nobody runs sinfo. So in every release we keep summing the job
 // allocations under the read locks we already hold (job R is held with
@@ -117,11 +121,6 @@ void SumJobAllocations(Allocation& a) {
       ++j;
     });
   });
-}
-
-uint32_t GpuPluginId() {
-  static const uint32_t id = gres_build_id(const_cast<char*>("gpu"));
-  return id;
 }
 
 void GpuCounts(node_record_t* node, Node& out) {
@@ -199,6 +198,210 @@ void DeriveBases(Node& n, const Raw& raw, bool alloc_tres) {
       StatisticsBase(n.stored_base, raw.cpus_efctv, alloc, alloc_tres);
 }
 
+// One node collection's working set. PresizeNodeCopy() allocates and
+// touches it off-lock from the last collection's sizes, so that the copy
+// under the locks (CopyNodesLocked) neither calls malloc nor page-faults
+// unless the tables grew past them (tests/shim/locked_allocs.py counts).
+struct NodeCopy {
+  std::shared_ptr<NodeSnapshot> snap;
+  int gpu_pos = -1;
+  size_t slots = 0;     // node_record_count at the copy
+  size_t n_listed = 0;  // nodes[0, n_listed) were written
+  std::vector<Raw> raws;
+  Allocation alloc;
+  // Partition membership as (partition, node slot) pairs in partition-list
+  // order; grouped by node off-lock. Reservation names by node slot (22.05).
+  std::vector<std::pair<uint32_t, uint32_t>> members;
+  std::vector<std::string_view> resv_names;
+  std::vector<Partition> partitions;
+  std::vector<GresCount> gres_used;  // every listed node's (Raw::gres_begin)
+};
+
+void SizeForSlots(NodeCopy& c, size_t slots) {
+  c.slots = slots;
+  c.snap->nodes.resize(slots);
+  c.raws.resize(slots);
+  c.alloc.cpus.assign(slots, 0);
+  c.alloc.memory_mb.assign(slots, 0);
+  c.resv_names.assign(slots, {});
+}
+
+// Off-lock: room for last time's nodes, memberships and strings plus a
+// margin; resize() then clear() keeps the capacity with its pages touched.
+void PresizeNodeCopy(NodeCopy& c, const NodeCopySizes& last) {
+  if (!last.slots) return;  // the first collection: nothing to go by
+  SizeForSlots(c, last.slots);
+  c.snap->unlisted_nodes.resize(last.unlisted + 64);
+  c.snap->unlisted_nodes.clear();
+  c.members.resize(last.members + 64);
+  c.members.clear();
+  c.partitions.resize(last.partitions + 16);
+  c.partitions.clear();
+  c.gres_used.resize(last.gres + last.gres / 8 + 64);
+  c.gres_used.clear();
+  c.snap->arena.Reserve(last.bytes * 9 / 8);
+}
+
+// Under the node read lock: every node record, listed or not.
+void CopyNodeTable(NodeCopy& c) {
+  Arena& arena = c.snap->arena;
+  size_t n_raw = 0;
+  constexpr int kAhead = 8;  // node records prefetched ahead
+  for (int i = 0; i < kAhead && i < node_record_count; ++i)
+    if (node_record_table_ptr[i]) PrefetchNode(node_record_table_ptr[i]);
+  node_record_t* node;
+  for (int i = 0; (node = next_node(&i)); ++i) {
+    if (i + kAhead < node_record_count && node_record_table_ptr[i + kAhead])
+      PrefetchNode(node_record_table_ptr[i + kAhead]);
+    const bool is_listed = !Hidden(node);
+    std::string_view gres;
+    const size_t gres_begin = c.gres_used.size();
+    if (is_listed) {
+      CopyNode(node, arena, c.gpu_pos, c.snap->nodes[c.n_listed++]);
+      // What sinfo -N shows: listed nodes only.
+      gres = CopyNodeGres(node, arena, c.gres_used);
+    } else {
+      CopyNode(node, arena, c.gpu_pos, c.snap->unlisted_nodes.emplace_back());
+    }
+    c.raws[n_raw++] = {static_cast<uint32_t>(node->index), node->node_state,
+                       node->cpus_efctv, is_listed, gres,
+                       static_cast<uint32_t>(gres_begin),
+                       static_cast<uint32_t>(c.gres_used.size() - gres_begin)};
+  }
+  c.raws.resize(n_raw);
+}
+
+// Under the partition read lock, in slurm_populate_node_partitions()'s
+// order (the partition list's).
+void CopyPartitions(NodeCopy& c) {
+  Arena& arena = c.snap->arena;
+  ForEachRecord(part_list, [&](void* x) {
+    auto* part = static_cast<part_record_t*>(x);
+    const auto index = static_cast<uint32_t>(c.partitions.size());
+    Partition& p = c.partitions.emplace_back();
+    p.name = arena.StoreCString(part->name);
+    p.total_cpus = part->total_cpus;
+    p.total_nodes = part->total_nodes;
+    p.max_nodes = part->max_nodes;
+    ForEachSetBit(part->node_bitmap, [&](uint32_t slot) {
+      if (slot < c.slots) c.members.emplace_back(index, slot);
+    });
+  });
+}
+
+#if !SM_SLURM_AT_LEAST(23, 2)
+// 22.05 has no node->resv_name: the last active reservation wins, as
+// _set_nodes_flags() would have set it. Under the node read lock, which
+// also protects resv_list.
+void CopyActiveReservations(NodeCopy& c, time_t now) {
+  ForEachRecord(resv_list, [&](void* x) {
+    auto* resv = static_cast<slurmctld_resv_t*>(x);
+    if (resv->start_time > now || resv->end_time <= now) return;
+    const std::string_view name = c.snap->arena.StoreCString(resv->name);
+    ForEachSetBit(resv->node_bitmap, [&](uint32_t slot) {
+      if (slot < c.slots) c.resv_names[slot] = name;
+    });
+  });
+}
+#endif
+
+// The whole locked part of a node collection: one hold of the conf, job,
+// node and partition read locks. Copies raw fields only.
+bool CopyNodesLocked(NodeCopy& c, LockTiming& timing, std::string& error,
+                     [[maybe_unused]] time_t now) {
+  slurmctld_lock_t locks = {};
+  locks.conf = READ_LOCK;
+  locks.job = READ_LOCK;
+  locks.node = READ_LOCK;  // also protects resv_list
+  locks.part = READ_LOCK;
+  TimedLock lock(locks, timing);
+  if (slurmctld_config.shutdown_time) {  // node_fini() may be next
+    error = "slurmctld is shutting down";
+    return false;
+  }
+  const size_t count = node_record_count > 0 ? node_record_count : 0;
+  if (count == 0) {
+    error = "node table not loaded yet";
+    return false;
+  }
+  if (count != c.slots) SizeForSlots(c, count);  // allocates: the table changed
+  CopyNodeTable(c);
+  CopyPartitions(c);
+#if !SM_SLURM_AT_LEAST(23, 2)
+  CopyActiveReservations(c, now);
+#endif
+  SumJobAllocations(c.alloc);
+  return true;
+}
+
+// Off-lock: node slot -> position in nodes or unlisted_nodes.
+struct Where {
+  bool listed;
+  uint32_t position;
+};
+
+// Off-lock: partition membership per node, then each partition's node
+// slots turned into positions in nodes (listed) or unlisted_nodes.
+void PlacePartitions(NodeCopy& c,
+                     const std::unordered_map<uint32_t, Where>& where) {
+  for (Partition& p : c.partitions) {
+    std::vector<uint32_t> listed, unlisted;
+    listed.reserve(p.node_indices.size());
+    for (uint32_t slot : p.node_indices) {
+      const auto it = where.find(slot);
+      if (it == where.end()) continue;
+      (it->second.listed ? listed : unlisted).push_back(it->second.position);
+    }
+    p.node_indices = std::move(listed);
+    p.unlisted_node_indices = std::move(unlisted);
+  }
+  c.snap->partitions = std::move(c.partitions);
+}
+
+// Off-lock: what the locked copy left raw, worked out per node.
+void DeriveNode(NodeCopy& c, const Raw& raw, Node& n,
+                std::vector<std::string_view>&& partitions) {
+  n.partitions = std::move(partitions);
+#if !SM_SLURM_AT_LEAST(23, 2)
+  n.reservation = c.resv_names[raw.index];
+#endif
+  const auto gres = std::span(c.gres_used).subspan(raw.gres_begin, raw.gres_count);
+  n.gres_used.assign(gres.begin(), gres.end());
+  const int64_t used = static_cast<int64_t>(c.alloc.cpus[raw.index]);
+  // cons_tres never reports more than the effective CPUs.
+  n.alloc_cpus = used > raw.cpus_efctv ? raw.cpus_efctv : used;
+  n.alloc_idle_cpus = *n.cpus - *n.alloc_cpus;  // slurmrestd's arithmetic
+  n.alloc_memory_mb = static_cast<int64_t>(c.alloc.memory_mb[raw.index]);
+  DeriveBases(n, raw,
+              HasAllocTres(*n.alloc_cpus, *n.alloc_memory_mb, n.gpus_alloc));
+  n.gres_configured = ParseGresCounts(raw.gres);
+  if (!n.gres_configured.empty() || !n.gres_used.empty())
+    n.state_long = NodeStatusLong(raw.state, n.state.base == NodeBase::kMixed,
+                                  c.snap->arena);
+}
+
+// Off-lock: everything derived from the raw copy.
+void DeriveNodes(NodeCopy& c) {
+  NodeSnapshot& snap = *c.snap;
+  snap.nodes.resize(c.n_listed);
+  std::vector<std::vector<std::string_view>> part_names(c.slots);
+  for (const auto& [index, slot] : c.members) {
+    Partition& p = c.partitions[index];
+    part_names[slot].push_back(p.name);
+    p.node_indices.push_back(slot);
+  }
+  std::unordered_map<uint32_t, Where> where;
+  where.reserve(c.raws.size());
+  uint32_t listed_pos = 0, unlisted_pos = 0;
+  for (const Raw& raw : c.raws) {
+    const uint32_t pos = raw.listed ? listed_pos++ : unlisted_pos++;
+    where[raw.index] = {raw.listed, pos};
+    Node& n = raw.listed ? snap.nodes[pos] : snap.unlisted_nodes[pos];
+    DeriveNode(c, raw, n, std::move(part_names[raw.index]));
+  }
+  PlacePartitions(c, where);
+}
+
 }  // namespace
 
 // Collect and serve only while this slurmctld is the controller in charge:
@@ -215,163 +418,16 @@ bool ControllerSource::Active() {
 
 std::shared_ptr<NodeSnapshot> ControllerSource::CollectNodes(
     LockTiming& timing, std::string& error) {
-  auto snap = std::make_shared<NodeSnapshot>();
-  Arena& arena = snap->arena;
-  std::vector<Raw> raws;
-  Allocation alloc;
-  // Partition membership as (partition, node slot) pairs in partition-list
-  // order; grouped by node off-lock. Reservation membership by node slot.
-  std::vector<std::pair<uint32_t, uint32_t>> members;
-  std::vector<std::string_view> resv_names;
-  std::vector<Partition> partitions;
-  const int gpu_pos = GpuTresPosition();
-  // Off-lock: room for last time's nodes, memberships and strings,
-  // allocated and touched now, so that the copy under the locks neither
-  // calls malloc nor page-faults (unless the tables grew past it).
-  size_t slots = last_node_slots_.load(std::memory_order_relaxed);
-  size_t n_listed = 0;
-  if (slots) {
-    snap->nodes.resize(slots);
-    snap->unlisted_nodes.reserve(64);
-    raws.resize(slots);
-    alloc.cpus.assign(slots, 0);
-    alloc.memory_mb.assign(slots, 0);
-    resv_names.resize(slots);
-    members.resize(last_node_members_.load(std::memory_order_relaxed) + 64);
-    members.clear();  // capacity stays, pages touched
-    partitions.reserve(64);
-    arena.Reserve(last_node_bytes_.load(std::memory_order_relaxed) * 9 / 8);
-  }
-  {
-    slurmctld_lock_t locks = {};
-    locks.conf = READ_LOCK;
-    locks.job = READ_LOCK;
-    locks.node = READ_LOCK;  // also protects resv_list
-    locks.part = READ_LOCK;
-    TimedLock lock(locks, timing);
-    if (slurmctld_config.shutdown_time) {  // node_fini() may be next
-      error = "slurmctld is shutting down";
-      return nullptr;
-    }
-    const size_t count = node_record_count > 0 ? node_record_count : 0;
-    if (count == 0) {
-      error = "node table not loaded yet";
-      return nullptr;
-    }
-    if (count != slots) {
-      slots = count;
-      snap->nodes.resize(slots);
-      raws.resize(slots);
-      alloc.cpus.assign(slots, 0);
-      alloc.memory_mb.assign(slots, 0);
-      resv_names.assign(slots, {});
-    }
-
-    size_t n_raw = 0;
-    constexpr int kAhead = 8;  // node records prefetched ahead
-    for (int i = 0; i < kAhead && i < node_record_count; ++i)
-      if (node_record_table_ptr[i]) PrefetchNode(node_record_table_ptr[i]);
-    node_record_t* node;
-    for (int i = 0; (node = next_node(&i)); ++i) {
-      if (i + kAhead < node_record_count && node_record_table_ptr[i + kAhead])
-        PrefetchNode(node_record_table_ptr[i + kAhead]);
-      const bool is_listed = !Hidden(node);
-      std::string_view gres;
-      if (is_listed) {
-        Node& n = snap->nodes[n_listed++];
-        CopyNode(node, arena, gpu_pos, n);
-        // What sinfo -N shows: listed nodes only.
-        gres = CopyNodeGres(node, arena, n.gres_used);
-      } else {
-        CopyNode(node, arena, gpu_pos, snap->unlisted_nodes.emplace_back());
-      }
-      raws[n_raw++] = {static_cast<uint32_t>(node->index), node->node_state,
-                       node->cpus_efctv, is_listed, gres};
-    }
-    raws.resize(n_raw);
-    // slurm_populate_node_partitions(): partition list order.
-    ForEachRecord(part_list, [&](void* x) {
-      auto* part = static_cast<part_record_t*>(x);
-      const auto index = static_cast<uint32_t>(partitions.size());
-      Partition& p = partitions.emplace_back();
-      p.name = arena.StoreCString(part->name);
-      p.total_cpus = part->total_cpus;
-      p.total_nodes = part->total_nodes;
-      p.max_nodes = part->max_nodes;
-      ForEachSetBit(part->node_bitmap, [&](uint32_t slot) {
-        if (slot < slots) members.emplace_back(index, slot);
-      });
-    });
-#if !SM_SLURM_AT_LEAST(23, 2)
-    // 22.05 has no node->resv_name: the last active reservation wins, as
-    // _set_nodes_flags() would have set it.
-    const time_t now = Now();
-    ForEachRecord(resv_list, [&](void* x) {
-      auto* resv = static_cast<slurmctld_resv_t*>(x);
-      if (resv->start_time > now || resv->end_time <= now) return;
-      const std::string_view name = arena.StoreCString(resv->name);
-      ForEachSetBit(resv->node_bitmap, [&](uint32_t slot) {
-        if (slot < slots) resv_names[slot] = name;
-      });
-    });
-#endif
-    SumJobAllocations(alloc);
-  }
-  snap->nodes.resize(n_listed);
-  last_node_slots_.store(slots, std::memory_order_relaxed);
-  last_node_members_.store(members.size(), std::memory_order_relaxed);
-  last_node_bytes_.store(arena.bytes_used(), std::memory_order_relaxed);
-
-  // Off-lock: partition membership per node (in partition-list order) and
-  // per partition (node slots, turned into positions below).
-  std::vector<std::vector<std::string_view>> part_names(slots);
-  for (const auto& [index, slot] : members) {
-    Partition& p = partitions[index];
-    part_names[slot].push_back(p.name);
-    p.node_indices.push_back(slot);
-  }
-
-  // Off-lock: node slot -> position in nodes or unlisted_nodes.
-  struct Where {
-    bool listed;
-    uint32_t position;
-  };
-  std::unordered_map<uint32_t, Where> where;
-  where.reserve(raws.size());
-  uint32_t listed_pos = 0, unlisted_pos = 0;
-  for (const Raw& raw : raws) {
-    const uint32_t pos = raw.listed ? listed_pos++ : unlisted_pos++;
-    where[raw.index] = {raw.listed, pos};
-    Node& n = raw.listed ? snap->nodes[pos] : snap->unlisted_nodes[pos];
-    n.partitions = std::move(part_names[raw.index]);
-#if !SM_SLURM_AT_LEAST(23, 2)
-    n.reservation = resv_names[raw.index];
-#endif
-    const int64_t used = static_cast<int64_t>(alloc.cpus[raw.index]);
-    // cons_tres never reports more than the effective CPUs.
-    n.alloc_cpus = used > raw.cpus_efctv ? raw.cpus_efctv : used;
-    n.alloc_idle_cpus = *n.cpus - *n.alloc_cpus;  // slurmrestd's arithmetic
-    n.alloc_memory_mb = static_cast<int64_t>(alloc.memory_mb[raw.index]);
-    DeriveBases(n, raw,
-                HasAllocTres(*n.alloc_cpus, *n.alloc_memory_mb, n.gpus_alloc));
-    n.gres_configured = ParseGresCounts(raw.gres);
-    if (!n.gres_configured.empty() || !n.gres_used.empty())
-      n.state_long = NodeStatusLong(raw.state, n.state.base == NodeBase::kMixed,
-                                    arena);
-  }
-  for (Partition& p : partitions) {
-    std::vector<uint32_t> listed, unlisted;
-    listed.reserve(p.node_indices.size());
-    for (uint32_t slot : p.node_indices) {
-      const auto it = where.find(slot);
-      if (it == where.end()) continue;
-      (it->second.listed ? listed : unlisted).push_back(it->second.position);
-    }
-    p.node_indices = std::move(listed);
-    p.unlisted_node_indices = std::move(unlisted);
-  }
-  snap->partitions = std::move(partitions);
-  return snap;
+  NodeCopy c;
+  c.snap = std::make_shared<NodeSnapshot>();
+  c.gpu_pos = GpuTresPosition();
+  PresizeNodeCopy(c, node_sizes_.Load());
+  if (!CopyNodesLocked(c, timing, error, Now())) return nullptr;
+  node_sizes_.Store({c.slots, c.members.size(), c.snap->arena.bytes_used(),
+                     c.snap->unlisted_nodes.size(), c.partitions.size(),
+                     c.gres_used.size()});
+  DeriveNodes(c);
+  return std::move(c.snap);
 }
 
 }  // namespace sm::slurm

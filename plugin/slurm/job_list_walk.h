@@ -6,7 +6,7 @@
 // writing, so each batch of ours waited for every reader of the list; on
 // 25.11+ slurmctld's metrics paths hold it for reading through a whole
 // walk of 50,000 jobs (list_for_each_ro), and we waited with the
-// controller's read locks held (issue 12). This walk only ever reads the
+// controller's read locks held (docs/compat.md, the job walk). This walk only ever reads the
 // list (list_for_each_ro), so it runs alongside those walks; the list's
 // writers (list_append() at submit, purges) need the job write lock, which
 // our read lock keeps out while a slice runs.

@@ -53,7 +53,7 @@ sm_metric_set_t* MakeSet(sm::Endpoint e) {
     auto* cached = new CachedBody;
     // slurmctld calls parse only past its own access rule for /metrics/*
     // (25.11: never while PrivateData is set; 26.05: authenticated then).
-    if (sm::Exporter* ex = sm::slurm::CurrentRuntime())
+    if (const auto ex = sm::slurm::CurrentRuntime())
       cached->body = ex->collector().Get(e, sm::Format::kText, sm::View::kFull);
     set->arg = cached;
     return set;

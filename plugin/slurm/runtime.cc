@@ -15,12 +15,22 @@ namespace {
 
 constexpr const char* kConfName = "soperator_metrics.conf";
 
+// Which build this is: the start line logs it.
+constexpr char kBuild[] = "version " SM_VERSION ", built for Slurm " SLURM_VERSION_STRING;
+// The same, kept whole in the .so for docs/examples/soperator-install-plugin.sh
+// to read before installing: it refuses a plugin built from another Slurm
+// tree than the slurmctld it goes to. Never read here, so the compiler
+// cannot split it up as it may a literal it copies.
+[[gnu::used]] constexpr char kBuildMarker[] =
+    "soperator-metrics-build:" SM_VERSION ":" SLURM_VERSION_STRING ":end";
+
 // Leaked on purpose: with no static destructor, process exit never joins
 // threads that may be waiting on slurmctld's locks (26.05 exits without
 // calling fini()).
 struct State {
   ControllerSource source;
-  Exporter* exporter = nullptr;
+  // Shared with the route handlers that are serving (CurrentRuntime()).
+  std::shared_ptr<Exporter> exporter;
 };
 State* g_state = nullptr;
 std::mutex g_mu;
@@ -30,6 +40,13 @@ void SlurmSink(LogLevel level, const char* message) {
     case LogLevel::kDebug: debug("soperator-metrics: %s", message); break;
     case LogLevel::kInfo: info("soperator-metrics: %s", message); break;
     case LogLevel::kWarn:
+#ifdef SM_SLURM_HAS_WARNING
+      warning("soperator-metrics: %s", message);
+#else
+      // No warning level before it: the line warning() writes, at info.
+      info("warning: soperator-metrics: %s", message);
+#endif
+      break;
     case LogLevel::kError: error("soperator-metrics: %s", message); break;
   }
 }
@@ -38,7 +55,7 @@ void SlurmSink(LogLevel level, const char* message) {
 // neither listener nor collector. A listener on an address the admin did
 // not ask for, or without the access rules they wrote, is worse than none
 // (fail closed); slurmctld itself always starts.
-std::optional<Config> LoadRuntimeConfig() {
+std::optional<Config> LoadRuntimeConfig(Carrier carrier) {
   char* path_c = get_extra_conf_path(const_cast<char*>(kConfName));
   const std::string path = path_c ? path_c : kConfName;
   xfree(path_c);
@@ -56,6 +73,7 @@ std::optional<Config> LoadRuntimeConfig() {
                                       [](const ConfigMessage& m) { return m.error; });
   // Errors pass any threshold; keep the configured one only when valid.
   SetLogSink(SlurmSink, errors ? LogLevel::kInfo : config.log_level);
+  LogNotice(std::string(kBuild) + ", loaded as " + CarrierName(carrier));
   for (const ConfigMessage& m : messages) Log(m.error ? LogLevel::kError : LogLevel::kWarn, m.text);
   if (errors) {
     LogError("not started: " + std::to_string(errors) + " error" +
@@ -64,8 +82,17 @@ std::optional<Config> LoadRuntimeConfig() {
              " or the SLURM_EXPORTER_* environment and slurmctld is restarted");
     return std::nullopt;
   }
-  LogInfo(text ? "configuration read from " + path
-               : "no " + path + "; using defaults and SLURM_EXPORTER_* variables");
+  LogNotice(text ? "configuration read from " + path
+                 : "no " + path + "; using defaults and SLURM_EXPORTER_* variables");
+  if (config.job_source == JobSource::kAccounting)
+    LogNotice("JobSource=accounting: finished jobs are served for " +
+              std::to_string(std::chrono::duration_cast<std::chrono::seconds>(
+                                 config.accounting_jobs_lookback)
+                                 .count()) +
+              " s after they end (AccountingJobsLookback), at most " +
+              std::to_string(config.accounting_jobs_max) + " jobs and " +
+              std::to_string(config.accounting_jobs_max_bytes) +
+              " bytes; kept in memory, the window starts again with slurmctld");
   return config;
 }
 
@@ -98,15 +125,17 @@ Exporter* StartRuntime(Carrier carrier) {
       g_state = new State();
       std::atexit(StopServingAtExit);
     }
-    if (g_state->exporter) return g_state->exporter;
-    std::optional<Config> config = LoadRuntimeConfig();
+    if (g_state->exporter) return g_state->exporter.get();
+    std::optional<Config> config = LoadRuntimeConfig(carrier);
     if (!config) return nullptr;
     const OfflineControl offline = OfflineHooks ? OfflineHooks() : OfflineControl{};
     g_state->source.SetClock(offline.unix_now);
     g_state->exporter =
-        new Exporter(g_state->source, std::move(*config), carrier, offline);
+        std::make_shared<Exporter>(g_state->source, std::move(*config), carrier, offline);
+    g_state->exporter->monitoring().SetBuildInfo(
+        {SM_VERSION, SLURM_VERSION_STRING, CarrierName(carrier)});
     g_state->exporter->Start();
-    return g_state->exporter;
+    return g_state->exporter.get();
   } catch (const std::exception& e) {
     error("soperator-metrics: not started: %s", e.what());
   } catch (...) {
@@ -120,7 +149,10 @@ void StopRuntime() {
   if (!g_state || !g_state->exporter) return;
   try {
     g_state->exporter->Stop();
-    delete g_state->exporter;
+    // The last holder deletes it: here, or a route handler of slurmctld's
+    // still inside (CloseSlurmctldRoutes() waits for them only so long).
+    // Stop() has joined our threads, so that deletion joins nothing.
+    g_state->exporter.reset();
   } catch (...) {
     error("soperator-metrics: error while stopping");
   }
@@ -128,7 +160,7 @@ void StopRuntime() {
   SetLogSink(nullptr, LogLevel::kInfo);
 }
 
-Exporter* CurrentRuntime() {
+std::shared_ptr<Exporter> CurrentRuntime() {
   std::lock_guard lock(g_mu);
   return g_state ? g_state->exporter : nullptr;
 }

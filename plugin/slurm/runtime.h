@@ -3,6 +3,8 @@
 // log into slurmctld's, start or stop the exporter. Never throws.
 #pragma once
 
+#include <memory>
+
 #include "exporter.h"
 
 namespace sm::slurm {
@@ -10,8 +12,13 @@ namespace sm::slurm {
 // Returns the running exporter or nullptr; failures are logged only:
 // a metrics plugin must never stop slurmctld from starting.
 Exporter* StartRuntime(Carrier carrier);
+// Stops the exporter and lets go of it. One that a caller of
+// CurrentRuntime() still holds (a 25.11+ route handler on one of
+// slurmctld's threads, still inside when fini() gave up waiting) is
+// deleted when that caller lets go of it, never under it.
 void StopRuntime();
-Exporter* CurrentRuntime();
+// The running exporter, kept alive for as long as the caller holds it.
+std::shared_ptr<Exporter> CurrentRuntime();
 
 // Defined only by shim/offline_hooks.cc, which only the shim's builds of
 // the carriers link (shim/meson.build): the virtual clocks and manual ticks

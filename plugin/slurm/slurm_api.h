@@ -82,6 +82,13 @@ inline int GpuTresPosition() {
   return assoc_mgr_find_tres_pos(&rec, false);
 }
 
+// The plugin_id of gres/gpu entries in node and job GRES lists
+// (gres_build_id(), a hash of the name: no allocation, no lock).
+inline uint32_t GpuPluginId() {
+  static const uint32_t id = gres_build_id(const_cast<char*>("gpu"));
+  return id;
+}
+
 // Whether this slurmctld is in standby, i.e. a backup controller that does
 // not hold control (listeners.standby_mode, set around run_backup()). Our
 // collection must neither run nor serve then: the node and job tables of a
@@ -96,7 +103,7 @@ inline int GpuTresPosition() {
 //   sets it once this controller runs as the one in charge ("Running as
 //   primary controller"). A backup (backup_inx > 0) is in standby while it
 //   is 0: before its first takeover, and again after it handed control
-//   back, when its node and job tables are stale (issue 11's HA test saw a
+//   back, when its node and job tables are stale (the HA test, tests/integration/test_ha.py, saw a
 //   22.05.8 backup serve them). The primary never waits in standby, and
 //   24.11 zeroes control_time on a SIGHUP reconfigure whose re-exec failed
 //   without setting it again, so the primary does not look at it (a

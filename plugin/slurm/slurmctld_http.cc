@@ -193,7 +193,9 @@ int Serve(abi::Con* con, const char* name, const abi::Request* request) {
     ~InFlight() { g_in_flight.fetch_sub(1); }
   } in_flight;
   try {
-    Exporter* exporter = g_closed.load() ? nullptr : CurrentRuntime();
+    // Held for the whole request: fini() waits for handlers only so long,
+    // and then an exporter still in use here is deleted when we let go.
+    const std::shared_ptr<Exporter> exporter = g_closed.load() ? nullptr : CurrentRuntime();
     if (!exporter) return SendText(con, request, 503, "soperator-metrics is not running\n");
     HttpRequest req;
     req.method = request->method == abi::kHead ? "HEAD" : "GET";
