@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "builders.h"
+#include "node_gres.h"
 #include "soperator_jobs.h"
 
 extern "C" {
@@ -13,6 +14,15 @@ extern "C" {
 
 namespace shim {
 namespace {
+
+void FreeJobGres(void* x) {
+  auto* gs = static_cast<gres_state_t*>(x);
+  if (auto* js = static_cast<gres_job_state_t*>(gs->gres_data))
+    xfree(js->type_name);
+  xfree(gs->gres_name);
+  xfree(gs->gres_data);
+  xfree(gs);
+}
 
 void FreeJob(void* x) {
   auto* j = static_cast<job_record_t*>(x);
@@ -28,6 +38,7 @@ void FreeJob(void* x) {
   xfree(j->tres_fmt_alloc_str);
   xfree(j->tres_fmt_req_str);
   xfree(j->tres_alloc_cnt);
+  if (j->gres_list_alloc) list_destroy(j->gres_list_alloc);
   if (j->job_resrcs) free_job_resources(&j->job_resrcs);
   if (j->array_recs) {
     FREE_NULL_BITMAP(j->array_recs->task_id_bitmap);
@@ -70,6 +81,12 @@ void FillIdentity(const JobIn& in, const PartitionTable& parts, job_record_t* jo
   auto* d = job->details;
   const std::string& w = in.where;
   job->job_id = static_cast<uint32_t>(in.job_id);
+#if SM_SLURM_AT_LEAST(25, 11)
+  // 25.11's record leads with its step id (job_mgr.c sets job_id there
+  // too; the SLUID stays 0 here: no slurmdbd numbers the shim's jobs).
+  job->step_id = SLURM_STEP_ID_INITIALIZER;
+  job->step_id.job_id = job->job_id;
+#endif
   job->name = Dup(in.name);
   job->partition = Dup(in.partition);
   // slurmctld holds a pending job against one of its partitions; the
@@ -88,6 +105,17 @@ void FillIdentity(const JobIn& in, const PartitionTable& parts, job_record_t* jo
   d->work_dir = Dup(in.work_dir);
   d->std_out = Dup(in.std_out);
   d->std_err = Dup(in.std_err);
+#if SM_SLURM_AT_LEAST(25, 11)
+  // From 25.11 on slurmctld stores the default pattern of a batch job
+  // without -o at submission (job_mgr.c, DEFAULT_BATCH_STDOUT_PATH), and
+  // none for -e: a dump of an older release, or scontrol's --json (which
+  // prints only the expanded paths), carries no pattern at all.
+  if (in.batch && in.std_out.empty()) {
+    xfree(d->std_out);
+    d->std_out = xstrdup(in.array_job_id.or_else(0) > 0 ? "slurm-%A_%a.out"
+                                                         : "slurm-%j.out");
+  }
+#endif
   d->submit_time = in.submit_time.or_else(0);
   job->priority = in.priority.has() ? Fit<uint32_t>(w, "priority", in.priority.value) : 1;
   job->time_limit = Minutes(in.time_limit, w, "time_limit");
@@ -216,6 +244,49 @@ void FillTres(const JobIn& in, job_record_t* job) {
     job->tres_alloc_cnt[gpu] = static_cast<uint64_t>(std::max<int64_t>(0, t.gpus));
 }
 
+// A job GRES entry of this name and type ("" untyped).
+struct GresKey {
+  const std::string* name;
+  const std::string* type;
+};
+
+int MatchGres(void* x, void* arg) {
+  auto* gs = static_cast<gres_state_t*>(x);
+  auto* key = static_cast<GresKey*>(arg);
+  auto* js = static_cast<gres_job_state_t*>(gs->gres_data);
+  return *key->name == gs->gres_name &&
+         *key->type == (js->type_name ? js->type_name : "");
+}
+
+// gres_list_alloc as gres_ctld_job_alloc() leaves it: one entry per GRES
+// name and type, total_gres summed over the nodes, from the per-node
+// strings `scontrol show job -d` prints (gres_detail).
+void FillGres(const JobIn& in, job_record_t* job) {
+  for (const std::string& detail : in.gres_detail) {
+    for (const sm::GresCount& g : sm::ParseGresCounts(detail)) {
+      const size_t colon = g.type.find(':');
+      const std::string name(g.type.substr(0, colon));
+      const std::string type =
+          colon == std::string_view::npos ? "" : std::string(g.type.substr(colon + 1));
+      if (!job->gres_list_alloc) job->gres_list_alloc = list_create(FreeJobGres);
+      GresKey key{&name, &type};
+      auto* found = static_cast<gres_state_t*>(
+          list_find_first(job->gres_list_alloc, MatchGres, &key));
+      if (!found) {
+        found = static_cast<gres_state_t*>(xmalloc(sizeof(gres_state_t)));
+        found->plugin_id = gres_build_id(const_cast<char*>(name.c_str()));
+        found->gres_name = xstrdup(name.c_str());
+        found->state_type = GRES_STATE_TYPE_JOB;
+        auto* js = static_cast<gres_job_state_t*>(xmalloc(sizeof(gres_job_state_t)));
+        js->type_name = type.empty() ? nullptr : xstrdup(type.c_str());
+        found->gres_data = js;
+        list_append(job->gres_list_alloc, found);
+      }
+      static_cast<gres_job_state_t*>(found->gres_data)->total_gres += g.count;
+    }
+  }
+}
+
 // What a running or suspended job holds per node: its job_resources when
 // the dump has them, else its TRES spread evenly over its nodes.
 JobAlloc AllocationOf(const JobIn& in, const NodeTable& nodes,
@@ -270,6 +341,7 @@ std::vector<JobAlloc> BuildJobs(const std::vector<JobIn>& jobs,
     FillArray(in, job);
     const std::vector<int> slots = FillNodes(in, nodes, job);
     FillTres(in, job);
+    FillGres(in, job);
     const uint32_t base = job->job_state & JOB_STATE_BASE;
     if (base == JOB_RUNNING || base == JOB_SUSPENDED)
       allocs.push_back(AllocationOf(in, nodes, slots, job));

@@ -38,6 +38,12 @@ buf_t* PackAll(uint16_t protocol_version) {
     pack32(l.last_deficit, buffer);
     pack_time(l.last_update, buffer);
 #endif
+#if SM_SLURM_AT_LEAST(25, 5)
+    // The hierarchical-resource mode and node list (licenses.c's
+    // _pack_license() from 25.05 on): a cluster-wide license has neither.
+    pack8(0, buffer);
+    packnull(buffer);
+#endif
   }
   return buffer;
 }

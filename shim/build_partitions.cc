@@ -53,13 +53,15 @@ part_record_t* NewPartition(const std::string& name, const PartitionIn* given) {
   p->state_up = PARTITION_UP;
   p->max_time = INFINITE;
   p->max_nodes = INFINITE;
-  p->max_nodes_orig = INFINITE;
   if (given) {
     p->max_time = Minutes(given->max_time, given->where, "maximums.time");
     if (given->max_nodes.has())
-      p->max_nodes = p->max_nodes_orig =
+      p->max_nodes =
           Fit<uint32_t>(given->where, "maximums.nodes", given->max_nodes.value);
   }
+#if !SM_SLURM_AT_LEAST(26, 5)
+  p->max_nodes_orig = p->max_nodes;  // gone in 26.05
+#endif
   return p;
 }
 

@@ -3,9 +3,11 @@
 // build of a carrier: the installed objects plus offline_hooks.cc), fills
 // the controller's state from Slurm's own JSON dumps and prints or serves
 // what the plugin exports. See docs/shim.md.
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -21,7 +23,7 @@
 #include "plugin_host.h"
 #include "scenario.h"
 #include "scenario_play.h"
-#include "slurmctld_http.h"
+#include "slurmctld_router_driver.h"
 #include "vocabulary.h"
 
 namespace shim {
@@ -33,13 +35,13 @@ constexpr const char* kUsage =
     "        [--openmetrics] [--now UNIX] [--conf FILE] [-v|-q] INPUT...\n"
     "  soperator-metrics-shim serve --plugin SO --listen 127.0.0.1:PORT\n"
     "        [--monitoring-listen 127.0.0.1:PORT] [--now UNIX] [--conf FILE]\n"
-    "        [--recollect SECONDS] [-v|-q] INPUT...\n"
+    "        [--recollect SECONDS] [--first-collect-delay SECONDS] [-v|-q] INPUT...\n"
     "  soperator-metrics-shim scenario --plugin SO [--openmetrics] [--every-step]\n"
     "        [--path /metrics|/monitoring] [--conf FILE] [-v|-q] SCENARIO.json\n"
     "        (render and scenario: [--churn-jobs LOG] changes job_list between\n"
     "        the jobs collection's slices and logs it, for tests)\n"
     "  soperator-metrics-shim slurmctld --plugin METRICS_SO --router STANDIN_SO\n"
-    "        [--now UNIX] [--conf FILE] [-v|-q] INPUT... < REQUESTS.jsonl\n"
+    "        [--no-collect] [--now UNIX] [--conf FILE] [-v|-q] INPUT... < REQUESTS.jsonl\n"
     "  soperator-metrics-shim generate --nodes N --jobs M [--partitions P]\n"
     "        [--reservations R] [--users U] [--rpc-types T] [--accounts A]\n"
     "        [--user-accounts K] [--qos Q] [--licenses L] [--odd-names N]\n"
@@ -71,6 +73,10 @@ struct Args {
   std::string churn_jobs;  // --churn-jobs LOG (job_churn.h)
   std::string router;
   double recollect = 0;
+  // serve: the listeners answer this long before the first collection.
+  double first_collect_delay = 0;
+  // slurmctld: no collection before the first request ({"collect": true}).
+  bool no_collect = false;
   int verbosity = 1;
   std::vector<std::string> inputs;
   GenerateOptions gen;
@@ -107,6 +113,9 @@ Args ParseArgs(int argc, char** argv) {
     else if (arg == "--churn-jobs") a.churn_jobs = value();
     else if (arg == "--listen") a.listen = value();
     else if (arg == "--router") a.router = value();
+    else if (arg == "--first-collect-delay")
+      a.first_collect_delay = static_cast<double>(ParseInt(arg, value(), 0, 3600));
+    else if (arg == "--no-collect") a.no_collect = true;
     else if (arg == "--monitoring-listen") a.monitoring_listen = value();
     else if (arg == "--recollect") a.recollect = static_cast<double>(ParseInt(arg, value(), 1, 86400));
     else if (arg == "-v") ++a.verbosity;
@@ -218,6 +227,19 @@ void Emit(const HttpResult& r, const std::string& path) {
   std::cout.flush();
 }
 
+// A scenario's fetch of a health path (/readyz, /livez, /health) prints its
+// answer whatever the status, after a "# HTTP <status>" line when it is not
+// 200: what a probe would see is the point of fetching it.
+void EmitScenario(const HttpResult& r, const std::string& path) {
+  if (r.status != 200 && (path == "/readyz" || path == "/livez" || path == "/health")) {
+    std::cout << "# HTTP " << r.status << "\n";
+    std::cout.write(r.body.data(), static_cast<std::streamsize>(r.body.size()));
+    std::cout.flush();
+    return;
+  }
+  Emit(r, path);
+}
+
 int Render(const Args& a) {
   RequirePlugin(a);
   Phases phases(a.timings);
@@ -275,6 +297,13 @@ int Serve(const Args& a) {
 
   PluginHost host(a.plugin, metrics, monitoring, ExtraConf(a));
   host.Init();
+  // A slow first collection, as on a large cluster: the listeners already
+  // answer (docs/scraping.md, "Before the first collection").
+  if (a.first_collect_delay > 0) {
+    timespec delay{static_cast<time_t>(a.first_collect_delay), 0};
+    while (nanosleep(&delay, &delay) != 0 && errno == EINTR) {
+    }
+  }
   host.Collect();
   // From here the virtual clocks run with the real one: scrapes see job
   // durations grow and --recollect credits GPU-seconds.
@@ -308,14 +337,14 @@ int RunScenario(const Args& a) {
   if (monitoring.port == metrics.port) monitoring.port = FreeLoopbackPort();
   PluginHost host(a.plugin, metrics, monitoring, ExtraConf(a));
   host.Init();
-  PlayScenario(sc, host, {a.path, a.openmetrics, a.every_step, Emit});
+  PlayScenario(sc, host, {a.path, a.openmetrics, a.every_step, EmitScenario});
   host.Fini();
   ClearClusterState();
   return 0;
 }
 
 // The metrics carrier's routes on slurmctld's port, through the stand-in
-// router (the REQUESTS format is in slurmctld_http.h).
+// router (the REQUESTS format is in slurmctld_router_driver.h).
 int RunSlurmctld(const Args& a) {
   RequirePlugin(a);
   if (a.router.empty()) Usage("slurmctld needs --router STANDIN_SO");
@@ -329,9 +358,9 @@ int RunSlurmctld(const Args& a) {
   if (monitoring.port == metrics.port) monitoring.port = FreeLoopbackPort();
   PluginHost host(a.plugin, metrics, monitoring, ExtraConf(a));
   host.Init();
-  host.Collect();
+  if (!a.no_collect) host.Collect();
   std::istringstream in(all);
-  ServeSlurmctldRequests(in, std::cout);
+  ServeSlurmctldRequests(in, std::cout, host);
   host.Fini();
   ClearClusterState();
   return 0;

@@ -73,6 +73,9 @@ struct JobIn {
   int64_t array_max_tasks = 0;
   Num submit_time, start_time, end_time, time_limit, priority;
   std::string tres_alloc, tres_req;
+  // squeue --json's gres_detail: the job's allocated GRES, one string per
+  // node as `scontrol show job -d` prints them ("gpu:a100:1(IDX:0)").
+  std::vector<std::string> gres_detail;
   Num max_nodes;
   std::optional<std::vector<AllocIn>> alloc;  // job_resources, when given
 };

@@ -35,7 +35,7 @@ __attribute__((visibility("default"))) void soperator_metrics_offline(
 
 // One synchronous collection; -1 when the plugin is not running.
 __attribute__((visibility("default"))) int soperator_metrics_collect_now(void) {
-  sm::Exporter* e = sm::slurm::CurrentRuntime();
+  const auto e = sm::slurm::CurrentRuntime();
   if (!e) return -1;
   try {
     e->collector().CollectOnce();

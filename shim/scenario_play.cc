@@ -34,6 +34,7 @@ class Player {
   }
 
   void Step(const ScenarioStep& step) {
+    MarkLockedAllocsStep();
     VirtualClock::Advance(step.at - now_);
     now_ = step.at;
     // Under the held locks while a collection is held (WriteLockAll then

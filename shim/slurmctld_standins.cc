@@ -9,9 +9,13 @@
 // the statistics RPC is in statistics_rpc.cc.
 #include "slurmctld_standins.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
 
 #include "job_churn.h"
 
@@ -32,6 +36,16 @@ slurmctld_config_t slurmctld_config;
 int backup_inx = 0;
 time_t control_time = 1;
 #endif
+
+extern "C" {
+// controller.c's answer to "in standby?" from 25.11 on (InStandby() in
+// slurm_api.h): the shim is the primary, never a backup in standby.
+#if SM_SLURM_AT_LEAST(26, 5)
+bool slurmctld_listeners_in_standby(void) { return false; }
+#elif SM_SLURM_AT_LEAST(25, 11)
+bool is_primary(void) { return true; }
+#endif
+}  // extern "C"
 
 // The plugin reads both only with AccountingStorageType=accounting_storage/
 // slurmdbd, which the shim never configures: no slurmdbd, no saved state.
@@ -73,6 +87,45 @@ bool IsJobsCollection(const slurmctld_lock_t& l) {
   return IsCollection(l) && l.fed == READ_LOCK;
 }
 
+// The heap allocations a collector makes while it holds the locks, counted
+// when tests/shim/locked_allocs.py preloads its counter
+// (tests/shim/locked_allocs.c) and names a file in SM_LOCKED_ALLOCS_OUT:
+// one line "nodes N" or "jobs N" per hold. Looked up once, before any
+// counting starts (dlsym may allocate).
+struct AllocCounter {
+  void (*begin)() = nullptr;
+  long (*end)() = nullptr;
+  const char* out = nullptr;
+};
+
+const AllocCounter& Counter() {
+  static const AllocCounter c = [] {
+    AllocCounter a;
+    a.out = getenv("SM_LOCKED_ALLOCS_OUT");
+    if (!a.out) return a;
+    a.begin = reinterpret_cast<void (*)()>(dlsym(RTLD_DEFAULT, "sm_locked_allocs_begin"));
+    a.end = reinterpret_cast<long (*)()>(dlsym(RTLD_DEFAULT, "sm_locked_allocs_end"));
+    if (!a.begin || !a.end) a.begin = nullptr, a.end = nullptr;
+    return a;
+  }();
+  return c;
+}
+
+void AppendLockedAllocs(const char* line) {
+  static std::mutex mu;
+  std::lock_guard lock(mu);
+  if (FILE* f = fopen(Counter().out, "a")) {
+    fputs(line, f);
+    fclose(f);
+  }
+}
+
+void RecordLockedAllocs(const slurmctld_lock_t& l, long n) {
+  char line[64];
+  snprintf(line, sizeof line, "%s %ld\n", IsJobsCollection(l) ? "jobs" : "nodes", n);
+  AppendLockedAllocs(line);
+}
+
 bool CollectionFails(const slurmctld_lock_t& l) {
   if (!IsCollection(l)) return false;
   return IsJobsCollection(l) ? g_fail_jobs.load() : g_fail_nodes.load();
@@ -99,6 +152,7 @@ void lock_slurmctld(slurmctld_lock_t l) {
     t_failing = true;
     slurmctld_config.shutdown_time = 1;
   }
+  if (IsCollection(l) && Counter().begin) Counter().begin();
 }
 
 // job_mgr.c's looks the id up in job_hash; the shim's lists are small
@@ -115,6 +169,7 @@ job_record_t* find_job_record(uint32_t job_id) {
 }
 
 void unlock_slurmctld(slurmctld_lock_t l) {
+  if (IsCollection(l) && Counter().end) RecordLockedAllocs(l, Counter().end());
   if (t_failing) {
     t_failing = false;
     slurmctld_config.shutdown_time = 0;
@@ -133,6 +188,11 @@ void unlock_slurmctld(slurmctld_lock_t l) {
 }  // extern "C"
 
 namespace shim {
+
+void MarkLockedAllocsStep() {
+  if (Counter().begin) AppendLockedAllocs("step\n");
+}
+
 namespace {
 
 // Every data lock for writing, and the configuration lock if `conf`.

@@ -53,4 +53,9 @@ int DataLockWaiters();
 // the jobs collector also the federation.
 void FailCollectors(bool nodes, bool jobs);
 
+// With SM_LOCKED_ALLOCS_OUT set (tests/shim/locked_allocs.py): a "step"
+// line in that file, so the holds counted after it are told apart by the
+// scenario step whose collection made them.
+void MarkLockedAllocsStep();
+
 }  // namespace shim

@@ -34,7 +34,9 @@ struct Values {
 void FillCounters(const shim::DiagIn& d, stats_info_response_msg_t* r) {
   const Values v{d};
   auto u32 = [&](const char* key) { return v.u32(key); };
-  r->parts_packed = 1;
+#if !SM_SLURM_AT_LEAST(25, 11)
+  r->parts_packed = 1;  // gone in 25.11 (its wire slot is unpacked and dropped)
+#endif
   r->req_time = v("req_time");
   r->req_time_start = v("req_time_start");
   r->server_thread_count = d.server_thread_count.has()

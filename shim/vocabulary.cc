@@ -58,7 +58,8 @@ const NameBit kNodeFlags[] = {
 #endif
 };
 
-// Base words in Soperator's priority order (spec 3.2): with several, the
+// Base words in Soperator's priority order (Soperator exporter spec, section
+// 3.2): with several, the
 // first present wins, as Soperator's state_base does. MIXED is not a
 // stored state: slurmctld keeps ALLOCATED and clients derive MIXED from
 // the allocated CPUs, which is what the plugin does too.

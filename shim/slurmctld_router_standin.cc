@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // A stand-in for slurmctld's HTTP router, connection and authentication
 // calls (25.11 and 26.05, src/common/http_*.c, src/interfaces/http_auth.c),
-// for releases that have none: loaded by the shim (RTLD_GLOBAL) before the
+// for releases that have none: loaded by the shim (slurmctld_router_driver.cc,
+// RTLD_GLOBAL) before the
 // metrics carrier, whose init() then binds its routes here as it does in a
 // real slurmctld. Built twice: SM_STANDIN_ROUTER=2511 (three-argument
 // bind, no http_auth) and 2605. What it mimics of Slurm, and why:
@@ -16,8 +17,11 @@
 //   are set by the shim through sm_standin_configure().
 #include <strings.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <map>
 #include <optional>
 #include <string>
@@ -135,12 +139,28 @@ STANDIN void free_http_header(abi::Header* h) { delete reinterpret_cast<HeaderRe
 
 STANDIN bool http_switch_http_enabled(void) { return g_site.http_enabled; }
 
+// "X-SLURM-USER-TOKEN: hold" keeps the handler inside authentication (as a
+// slow http_auth plugin would) until sm_standin_release(), then passes it
+// as root: a handler still inside while fini() runs.
+std::mutex g_hold_mu;
+std::condition_variable g_hold_cv;
+int g_held = 0;
+bool g_released = false;
+
 #if SM_STANDIN_ROUTER == 2605
 STANDIN int http_auth_g_authenticate(int plugin_id, uid_t* uid, abi::Con*, const char*,
                                      const abi::Request* request) {
   *uid = SLURM_AUTH_NOBODY;
   if (plugin_id != abi::kAuthAny) return SLURM_ERROR;
   const char* token = find_http_header(request->headers, "X-SLURM-USER-TOKEN");
+  if (token && !strcmp(token, "hold")) {
+    std::unique_lock lock(g_hold_mu);
+    ++g_held;
+    g_hold_cv.notify_all();
+    g_hold_cv.wait_for(lock, std::chrono::seconds(60), [] { return g_released; });
+    *uid = 0;
+    return SLURM_SUCCESS;
+  }
   if (token && !strcmp(token, "broken-plugin")) return SLURM_ERROR;
   if (!token || strncmp(token, "uid=", 4) != 0) return ESLURM_AUTH_CRED_INVALID;
   char* end = nullptr;
@@ -182,6 +202,21 @@ STANDIN void sm_standin_configure(int standby, int rule, const char* auth_users,
   slurm_conf.control_cnt = primary_host ? 1 : 0;
   slurm_conf.slurmctld_port = port;
   slurm_conf.slurm_user_id = slurm_user_id;
+}
+
+// Waits (up to `ms`) until a request is held in authentication; 1 if so.
+STANDIN int sm_standin_wait_held(int ms) {
+  std::unique_lock lock(g_hold_mu);
+  return g_hold_cv.wait_for(lock, std::chrono::milliseconds(ms), [] { return g_held > 0; })
+             ? 1
+             : 0;
+}
+
+// Lets every held request go on.
+STANDIN void sm_standin_release(void) {
+  std::lock_guard lock(g_hold_mu);
+  g_released = true;
+  g_hold_cv.notify_all();
 }
 
 // Routes one request as slurmctld's http_router_on_request() does and

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "slurmctld_http.h"
+#include "slurmctld_router_driver.h"
 
 #include <dlfcn.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <istream>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <thread>
 #include <vector>
 
 #include "input.h"
@@ -94,7 +97,18 @@ void LoadSlurmctldStandin(const std::string& path, const std::string& first_line
   if (first.is_object() && first.contains("configure")) Configure(first["configure"]);
 }
 
-void ServeSlurmctldRequests(std::istream& in, std::ostream& out) {
+void ServeSlurmctldRequests(std::istream& in, std::ostream& out, PluginHost& host) {
+  // Requests with "background": true run on their own thread (as on one of
+  // slurmctld's conmgr workers); their answers follow the "release" line.
+  std::vector<std::thread> background;
+  std::vector<json> background_out;
+  std::mutex background_mu;
+  const auto join = [&] {
+    for (std::thread& t : background) t.join();
+    background.clear();
+    for (const json& j : background_out) out << j.dump() << "\n";
+    background_out.clear();
+  };
   for (std::string line; std::getline(in, line);) {
     if (line.empty()) continue;
     const json j = json::parse(line, nullptr, false);
@@ -103,8 +117,41 @@ void ServeSlurmctldRequests(std::istream& in, std::ostream& out) {
       Configure(j["configure"]);
       continue;
     }
+    if (j.contains("collect")) {
+      host.Collect();
+      continue;
+    }
+    if (j.contains("wait_held")) {
+      using Fn = int (*)(int);
+      static const auto wait_held = reinterpret_cast<Fn>(Sym("sm_standin_wait_held"));
+      if (!wait_held(10000)) throw RuntimeError("slurmctld: no request held after 10 s");
+      continue;
+    }
+    if (j.contains("fini")) {
+      const auto t0 = std::chrono::steady_clock::now();
+      host.Fini();
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      out << json{{"fini_seconds", s}}.dump() << "\n";
+      continue;
+    }
+    if (j.contains("release")) {
+      using Fn = void (*)();
+      static const auto release = reinterpret_cast<Fn>(Sym("sm_standin_release"));
+      release();
+      join();
+      continue;
+    }
+    if (j.value("background", false)) {
+      background.emplace_back([&, j] {
+        json r = Request(j);
+        std::lock_guard lock(background_mu);
+        background_out.push_back(std::move(r));
+      });
+      continue;
+    }
     out << Request(j).dump() << "\n";
   }
+  join();
   out.flush();
 }
 

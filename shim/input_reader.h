@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// What the parts of the dump reader (input*.cc) share: typed getters that
+// name the file and JSON path of what they reject, the bounded JSON parse
+// with its raw-byte escape, and the record parsers that both the whole-tree
+// and the streaming reader call.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "input.h"
+
+namespace shim::reader {
+
+// Turns the raw bytes carried through nlohmann's UTF-8 checks back into
+// bytes (input_json_text.cc).
+std::string Decode(const std::string& s);
+// Parses with the nesting bound; `callback` may be empty.
+json ParseBounded(const std::string& text, const std::string& file,
+                  const json::parser_callback_t& callback);
+
+const char* TypeName(const json& j);
+[[noreturn]] void Expected(const At& at, const std::string& what, const json& got);
+[[noreturn]] void Missing(const At& at, const std::string& what);
+void RequireObject(const json& j, const At& at, const char* what);
+const json* Find(const json& o, std::string_view key);
+std::string CString(const std::string& s, const At& at);
+std::string Str(const json& o, std::string_view key, const At& parent);
+std::optional<std::string> OptStr(const json& o, std::string_view key, const At& parent);
+bool IsIntegral(const json& v);
+int64_t Truncated(const json& v, const At& at);
+int64_t AsInt(const json& v, const At& at, const char* what);
+Num::Kind NoValStruct(const json& v, const At& at, const json*& number);
+Num N(const json& o, std::string_view key, const At& parent);
+int64_t RequiredInt(const json& o, std::string_view key, const At& parent, const char* what);
+std::string Upper(std::string s);
+std::vector<std::string> StrArray(const json& v, const At& at, const char* what);
+std::vector<std::string> StateWords(const json& o, std::string_view key, const At& at,
+                                    const char* what);
+void NoteEvent(ClusterIn& state, const Num& n);
+
+// How every record parser starts: an object, where it is, its name.
+template <typename T>
+T Named(const json& o, const At& at, const char* what, std::string_view key,
+        const char* name_what) {
+  RequireObject(o, at, what);
+  T out;
+  out.where = at.str();
+  if (!Find(o, key)) Missing(at.Key(key), name_what);
+  out.name = Str(o, key, at);
+  return out;
+}
+
+// input_cluster.cc
+NodeIn ParseNode(const json& n, const At& at, ClusterIn& state);
+JobIn ParseJob(const json& j, const At& at, ClusterIn& state, UserTable& users);
+bool LooksLikeNode(const json& o);
+bool LooksLikeJob(const json& o);
+// input_accounting.cc: licenses, reservations, QoS, sshare; true when
+// `doc` was one of them.
+bool AddAccountingDocument(const json& doc, const At& at, ClusterIn& state);
+
+}  // namespace shim::reader
