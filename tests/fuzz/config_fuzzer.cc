@@ -2,7 +2,7 @@
 // soperator_metrics.conf and the SLURM_EXPORTER_* variables through
 // LoadConfig: whatever an admin (or a broken disk) puts there, the result
 // is a Config slurmctld can run with, or an error that keeps the listeners
-// from starting (issue 11: CollectionInterval=1000y spun slurmctld at
+// from starting (regression input config/regress-interval-1000y: CollectionInterval=1000y spun slurmctld at
 // 164% CPU; 1 MB of random bytes gave 4,128 log lines of raw binary).
 //
 // Input: byte 0 says which variables are set (bit i: kVars[i]; bit 7: no
@@ -10,6 +10,7 @@
 // rest is the file.
 #include <array>
 #include <chrono>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -74,7 +75,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Check(c.accounting_jobs_lookback.count() > 0 &&
             c.accounting_jobs_lookback <= hours(24 * 366),
         "AccountingJobsLookback outside 1ms..366d");
-  Check(c.job_source == JobSource::kController, "jobs not from the controller");
+  Check(c.accounting_jobs_max >= 1 && c.accounting_jobs_max <= 10000000,
+        "AccountingJobsMax outside 1..10000000");
+  Check(c.accounting_jobs_max_bytes >= (uint64_t{1} << 20) &&
+            c.accounting_jobs_max_bytes <= (uint64_t{64} << 30),
+        "AccountingJobsMaxBytes outside 1M..64G");
   // Fail closed: either the listeners are told not to start, or both
   // addresses are ones they can bind as written.
   if (c.listener_config_error.empty()) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // ParseDuration (Prometheus, then Go duration syntax) on any text. UBSan
-// is the main oracle: issue 11's `n * unit` overflowed int64 for
+// is the main oracle: the regression inputs' `n * unit` overflowed int64 for
 // 999999999999y; the checks below are what callers rely on besides.
 #include <chrono>
 #include <string>

@@ -6,7 +6,7 @@
 
 SEEDS_DIR gets real Slurm output from tests/fixtures (seeds for the shim
 readers, used for fuzzing too). LARGE_DIR gets regression inputs too big to
-commit (issue 11), replayed once each but never mutated: made here, the
+commit (docs/testing.md, fuzz targets), replayed once each but never mutated: made here, the
 same bytes every time."""
 
 import os

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Soperator's host list expansion (slurm_node_job) on any node list.
-// Issue 11: n[9223372036854775806-9223372036854775807] overflowed ++i and
+// Regression input hostlist/regress-int64-max-range: n[9223372036854775806-9223372036854775807] overflowed ++i and
 // looped until bad_alloc at 1.3 GB.
 #include <string>
 #include <string_view>

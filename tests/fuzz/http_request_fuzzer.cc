@@ -2,8 +2,9 @@
 // libFuzzer target: the listener's request head parser
 // (plugin/service/http_parser.h) on arbitrary bytes. Checks what the
 // listener relies on: a complete head lies within the input and the 8 KiB
-// limit, an error names a status the listener sends, and no decoded path
-// holds a NUL.
+// limit, an error names a status the listener sends, no decoded path
+// holds a NUL, and the input fed in two parts (as reads deliver it) gets
+// the verdict of one call.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -30,5 +31,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (in.size() >= sm::http::kMaxHeadBytes) std::abort();  // must be 431
       break;
   }
+  // The split point comes from the input itself, so the fuzzer explores it.
+  const size_t split = size ? data[0] % (size + 1) : 0;
+  sm::http::HeadParser parser;
+  parser.Feed(in.substr(0, split));
+  const sm::http::ParseResult again = parser.Feed(in);
+  if (again.status != r.status || again.error != r.error || again.consumed != r.consumed)
+    std::abort();
+  if (r.status == sm::http::ParseResult::kComplete && parser.head().path != head.path)
+    std::abort();
   return 0;
 }

@@ -126,6 +126,7 @@ std::shared_ptr<JobSnapshot> Jobs(FuzzedDataProvider& in, size_t node_count) {
     j.cpus_alloc = in.ConsumeIntegralInRange<int64_t>(0, UINT32_MAX);
     j.memory_alloc_mb = in.ConsumeIntegralInRange<int64_t>(0, UINT32_MAX);
     j.gpus_alloc = in.ConsumeIntegralInRange<int64_t>(0, UINT32_MAX);
+    j.gpus_tres = in.ConsumeIntegralInRange<int64_t>(0, UINT32_MAX);
     j.min_nodes = in.ConsumeIntegral<uint32_t>();
     j.max_nodes = in.ConsumeIntegral<uint32_t>();
     j.array_pending_tasks = in.ConsumeIntegral<uint32_t>();

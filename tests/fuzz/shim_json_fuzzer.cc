@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The shim's input reader (shim/input.cc) on arbitrary file contents: JSON
+// The shim's input reader (shim/input*.cc) on arbitrary file contents: JSON
 // dumps of every supported kind and, for text that is not JSON, sdiag's
 // text. Bad input must end in an exception (the shim reports it and exits
 // with status 2, main.cc), never in a crash, a sanitizer report or a stack

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The shim's reader of `sdiag` text output (shim/input.cc) on arbitrary
+// The shim's reader of `sdiag` text output (shim/input_sdiag_text.cc) on arbitrary
 // text. Bad input ends in an exception, never a crash.
 #include <string>
 

@@ -3,7 +3,7 @@
 // endpoint and format, with and without gzip) while the collector ticks
 // every millisecond and the source flips between active and standby (each
 // standby tick runs Deactivate()). Built into the normal test build and,
-// in scripts/test, with ThreadSanitizer, which is its point: issue 11 saw
+// in scripts/test, with ThreadSanitizer, which is its point: an earlier build showed
 // RenderAll() read the published bodies under one mutex while Deactivate()
 // cleared them under another.
 //

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The issue 14 collections in the collector: which path serves which group,
+// The accounting-side collections in the collector: which path serves which group,
 // a part whose families are all disabled is never collected, the queue-wait
 // histogram is fed by the jobs collections, and what slurmctld knows about
 // slurmdbd shows in self-monitoring.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Fairshare, QoS, license, reservation and node GRES families (issue 14):
+// Fairshare, QoS, license, reservation and node GRES families (docs/accounting-families.md):
 // exact lines for snapshots shaped like what sshare, sacctmgr/scontrol
 // show assoc_mgr, scontrol show licenses/reservation and sinfo printed on
 // the test clusters (scripts/test-cluster.sh --accounting).

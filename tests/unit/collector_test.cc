@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
@@ -44,6 +45,7 @@ class FakeSource : public Source {
     return testing::OneRunningJob();
   }
   std::shared_ptr<DiagSnapshot> CollectDiag(LockTiming&, std::string& err) override {
+    if (!fail_diag) return std::make_shared<DiagSnapshot>();
     err = "no statistics";
     return nullptr;
   }
@@ -71,6 +73,7 @@ class FakeSource : public Source {
   }
 
   std::atomic<bool> fail_nodes{false};
+  std::atomic<bool> fail_diag{true};
   std::atomic<bool> active{true};
   std::atomic<PrivateData> hidden{0};
   std::string node_name = "n1";  // change only while no collection runs
@@ -191,20 +194,27 @@ TEST(Collector, BusySubCollectorIsSkipped) {
   c.Start();
   src.WaitEntered(1);
   std::this_thread::sleep_for(300ms);  // several ticks while nodes is stuck
+  const V idle_but_nodes{"slurm_exporter_collector_inflight{collector=\"accounting\"} 0",
+                         "slurm_exporter_collector_inflight{collector=\"associations\"} 0",
+                         "slurm_exporter_collector_inflight{collector=\"diag\"} 0",
+                         "slurm_exporter_collector_inflight{collector=\"jobs\"} 0",
+                         "slurm_exporter_collector_inflight{collector=\"licenses\"} 0",
+                         "slurm_exporter_collector_inflight{collector=\"nodes\"} 1",
+                         "slurm_exporter_collector_inflight{collector=\"qos\"} 0",
+                         "slurm_exporter_collector_inflight{collector=\"reservations\"} 0"};
+  // Every 50 ms tick runs the other collectors again: sampled between two
+  // ticks (within 2 s), only nodes is in flight.
   std::string m = testing::RenderMonitoring(mon);
+  for (int i = 0; i < 200 && Samples(m, "slurm_exporter_collector_inflight") != idle_but_nodes;
+       ++i) {
+    std::this_thread::sleep_for(10ms);
+    m = testing::RenderMonitoring(mon);
+  }
   ASSERT_EQ(Samples(m, "slurm_exporter_collector_skipped_total").size(), 1u);
   EXPECT_NE(Samples(m, "slurm_exporter_collector_skipped_total")[0].find(
                 "{collector=\"nodes\"}"),
             std::string::npos);
-  EXPECT_EQ(Samples(m, "slurm_exporter_collector_inflight"),
-            (V{"slurm_exporter_collector_inflight{collector=\"accounting\"} 0",
-               "slurm_exporter_collector_inflight{collector=\"associations\"} 0",
-               "slurm_exporter_collector_inflight{collector=\"diag\"} 0",
-               "slurm_exporter_collector_inflight{collector=\"jobs\"} 0",
-               "slurm_exporter_collector_inflight{collector=\"licenses\"} 0",
-               "slurm_exporter_collector_inflight{collector=\"nodes\"} 1",
-               "slurm_exporter_collector_inflight{collector=\"qos\"} 0",
-               "slurm_exporter_collector_inflight{collector=\"reservations\"} 0"}));
+  EXPECT_EQ(Samples(m, "slurm_exporter_collector_inflight"), idle_but_nodes);
   src.Release();
   c.Stop();
 }
@@ -296,6 +306,67 @@ TEST(Collector, ResultFromBeforeStandbyIsNotServed) {
             1u);
 }
 
+// /readyz (docs/scraping.md, "Health paths"): ready while every part of
+// the data was collected within 3 intervals; a standby is never ready.
+TEST(Collector, ReadinessFollowsTheAgeOfEveryPart) {
+  FakeSource src;
+  src.fail_diag = false;
+  SelfMonitoring mon;
+  double now = 100;
+  CollectorOptions o = Options();
+  o.interval = 30s;
+  o.monotonic_now = [&] { return now; };
+  o.unix_now = [&] { return static_cast<int64_t>(1800000000 + now); };
+  Collector c(src, o, mon);
+  EXPECT_EQ(c.GetReadiness().why, "no collection yet");
+  c.CollectOnce();
+  EXPECT_TRUE(c.GetReadiness().ready);
+  // Jobs keep being collected; nodes fail from now on.
+  src.fail_nodes = true;
+  now += 60;
+  c.CollectOnce();
+  now += 30;  // nodes collected 90 s ago: 3 intervals, still ready
+  EXPECT_TRUE(c.GetReadiness().ready);
+  now += 1;
+  const Collector::Readiness r = c.GetReadiness();
+  EXPECT_FALSE(r.ready);
+  EXPECT_EQ(r.why, "stale: no successful nodes collection for 91 s (more than 3 "
+                   "CollectionIntervals)");
+  MetricSet set;
+  mon.AddFamilies(set);
+  set.Seal();
+  std::string text;
+  set.Write(Format::kText, text);
+  // The age an alert computes: nodes at the first collection, jobs and diag
+  // at the second (and so the accounting side's parts).
+  const V stamps = Samples(text, "slurm_exporter_collector_last_success_timestamp_seconds");
+  EXPECT_EQ(stamps.size(), static_cast<size_t>(kSubCollectorCount));
+  for (const char* want :
+       {"slurm_exporter_collector_last_success_timestamp_seconds{collector=\"diag\"} 1.80000016e+09",
+        "slurm_exporter_collector_last_success_timestamp_seconds{collector=\"jobs\"} 1.80000016e+09",
+        "slurm_exporter_collector_last_success_timestamp_seconds{collector=\"nodes\"} 1.8000001e+09"})
+    EXPECT_NE(std::find(stamps.begin(), stamps.end(), want), stamps.end()) << want;
+  EXPECT_EQ(Samples(text, "slurm_exporter_controller_active"),
+            V{"slurm_exporter_controller_active 1"});
+  src.fail_nodes = false;
+  c.CollectOnce();
+  EXPECT_TRUE(c.GetReadiness().ready);
+  // A standby: not ready, and no data timestamps (it serves no data).
+  src.active = false;
+  c.CollectOnce();
+  EXPECT_EQ(c.GetReadiness().why, "standby: this slurmctld is not the controller in charge");
+  MetricSet standby;
+  mon.AddFamilies(standby);
+  standby.Seal();
+  text.clear();
+  standby.Write(Format::kText, text);
+  EXPECT_EQ(Samples(text, "slurm_exporter_collector_last_success_timestamp_seconds"), V{});
+  EXPECT_EQ(Samples(text, "slurm_exporter_controller_active"),
+            V{"slurm_exporter_controller_active 0"});
+  EXPECT_EQ(Samples(text, "slurm_exporter_collection_interval_seconds"),
+            V{"slurm_exporter_collection_interval_seconds 30"});
+}
+
 TEST(Collector, RendersOpenMetricsOnDemand) {
   FakeSource src;
   SelfMonitoring mon;
@@ -305,6 +376,56 @@ TEST(Collector, RendersOpenMetricsOnDemand) {
   EXPECT_NE(om.find("slurm_node_cpus_total{node_name=\"n1\"} 4.0\n"),
             std::string::npos);
   EXPECT_TRUE(om.ends_with("# EOF\n"));
+}
+
+// The bodies kept have a limit together (docs/configuration.md, "Cached
+// bodies"): a body that does not fit is rendered for its request alone,
+// never kept and not rendered after collections; the one kept first stays.
+TEST(Collector, CachedBodiesStayUnderTheLimit) {
+  FakeSource src;
+  SelfMonitoring mon;
+  CollectorOptions o = Options();
+  size_t plain;
+  {
+    Collector measure(src, o, mon);
+    measure.CollectOnce();
+    plain = measure.Get(Endpoint::kSoperator, Format::kText, View::kFull)->text().size();
+  }
+  ASSERT_GT(plain, 0u);
+  SelfMonitoring m;
+  o.cached_body_limit = plain + plain / 8;  // one body; not two, nor its gzip
+  Collector c(src, o, m);
+  c.CollectOnce();
+  const auto text = c.Get(Endpoint::kSoperator, Format::kText, View::kFull);
+  EXPECT_EQ(text.get(), c.Get(Endpoint::kSoperator, Format::kText, View::kFull).get());
+  const auto om = c.Get(Endpoint::kSoperator, Format::kOpenMetrics, View::kFull);
+  const auto om2 = c.Get(Endpoint::kSoperator, Format::kOpenMetrics, View::kFull);
+  EXPECT_TRUE(om->text().ends_with("# EOF\n"));
+  EXPECT_EQ(om->text(), om2->text());
+  EXPECT_NE(om.get(), om2.get()) << "rendered per request, not kept";
+  const auto gauges = [&] {
+    const std::string all = testing::RenderMonitoring(m);
+    V v = Samples(all, "slurm_exporter_cached_body_bytes");
+    for (const auto& l : Samples(all, "slurm_exporter_cached_body_limit_bytes")) v.push_back(l);
+    V uncached = Samples(all, "slurm_exporter_uncached_requests_total");
+    std::sort(uncached.begin(), uncached.end());  // refused, rendered
+    for (const auto& l : uncached) v.push_back(l);
+    return v;
+  };
+  EXPECT_EQ(gauges(), (V{"slurm_exporter_cached_body_bytes " + std::to_string(plain),
+                         "slurm_exporter_cached_body_limit_bytes " +
+                             std::to_string(plain + plain / 8),
+                         "slurm_exporter_uncached_requests_total{outcome=\"refused\"} 0",
+                         "slurm_exporter_uncached_requests_total{outcome=\"rendered\"} 2"}));
+  // A collection renders again what is kept, and only that.
+  c.CollectOnce();
+  EXPECT_NE(text.get(), c.Get(Endpoint::kSoperator, Format::kText, View::kFull).get());
+  EXPECT_EQ(gauges()[0], "slurm_exporter_cached_body_bytes " + std::to_string(plain));
+  // Compressing the kept body would pass the limit: sent uncompressed.
+  const Collector::Served served = c.Serve(Endpoint::kSoperator, Format::kText,
+                                           View::kFull, /*gzip=*/true, 0ms);
+  ASSERT_EQ(served.body.get(), c.Get(Endpoint::kSoperator, Format::kText, View::kFull).get());
+  EXPECT_FALSE(served.may_gzip);
 }
 
 // A body is rendered after each collection only while someone asks for it:
@@ -441,7 +562,16 @@ TEST_F(ExporterHttp, RoutesAndFormats) {
   r = Get(port, "/health");
   EXPECT_EQ(r.body, "healthy");
   EXPECT_NE(Get(port, "/livez").head.find(" 200 "), std::string::npos);
-  EXPECT_NE(Get(port, "/readyz").head.find(" 200 "), std::string::npos);
+  // Every part of the data must be current: diag has never been collected.
+  r = Get(port, "/readyz");
+  EXPECT_NE(r.head.find(" 503 "), std::string::npos);
+  EXPECT_EQ(r.body, "stale: no successful diag collection since the controller took "
+                    "charge (more than 3 CollectionIntervals)\n");
+  src_.fail_diag = false;
+  ex.collector().CollectOnce();
+  r = Get(port, "/readyz");
+  EXPECT_NE(r.head.find(" 200 "), std::string::npos);
+  EXPECT_EQ(r.body, "ok\n");
   EXPECT_NE(Get(port, "/nope").head.find(" 404 "), std::string::npos);
   r = Http(port, "POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n"
                  "Connection: close\r\n\r\n");
@@ -602,6 +732,38 @@ TEST_F(ExporterHttp, Ipv6Loopback) {
   EXPECT_TRUE(all.starts_with("HTTP/1.1 200 OK\r\n")) << all;
   EXPECT_TRUE(all.ends_with("\r\n\r\nok\n")) << all;
   ex.Stop();
+}
+
+// docs/configuration.md, rate_limit: one token bucket per listener, so
+// scrapes of /metrics cannot use up the monitoring listener's budget.
+TEST_F(ExporterHttp, RateLimitIsPerListener) {
+  char path[] = "/tmp/sm-rate-limit-XXXXXX";
+  const int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  const std::string yaml = "rate_limit:\n  interval: 1h\n  burst: 2\n";
+  ASSERT_EQ(write(fd, yaml.data(), yaml.size()), static_cast<ssize_t>(yaml.size()));
+  close(fd);
+  config_.web_config_file = path;
+  Exporter ex(src_, config_, Carrier::kJobSubmit);
+  ex.Start();
+  const int port = ex.main_listener()->port();
+  ASSERT_GT(port, 0);
+  ASSERT_TRUE(ex.monitoring_listener());
+  const int mon_port = ex.monitoring_listener()->port();
+  ASSERT_GT(mon_port, 0);
+  EXPECT_NE(Get(port, "/health").head.find(" 200 "), std::string::npos);
+  EXPECT_NE(Get(port, "/health").head.find(" 200 "), std::string::npos);
+  EXPECT_NE(Get(port, "/health").head.find(" 429 "), std::string::npos);
+  // The metrics listener's bucket is empty; the monitoring one's is full.
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_NE(Get(mon_port, "/metrics", "", INADDR_LOOPBACK + 1).head.find(" 200 "),
+              std::string::npos)
+        << "request " << i << " to the monitoring listener";
+  }
+  EXPECT_NE(Get(mon_port, "/metrics", "", INADDR_LOOPBACK + 1).head.find(" 429 "),
+            std::string::npos);
+  ex.Stop();
+  unlink(path);
 }
 
 }  // namespace

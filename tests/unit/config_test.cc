@@ -180,7 +180,7 @@ TEST(Config, LookbackCheckedOnlyForAccounting) {
   EXPECT_TRUE(controller.messages.empty());
   const Loaded bad = Load("JobSource=accounting\n",
                           {{"SLURM_EXPORTER_ACCOUNTING_JOBS_LOOKBACK", "garbage"}});
-  ASSERT_EQ(bad.messages.size(), 2u);
+  ASSERT_EQ(bad.messages.size(), 1u);
   EXPECT_EQ(bad.messages[0].text,
             "environment SLURM_EXPORTER_ACCOUNTING_JOBS_LOOKBACK: invalid value "
             "\"garbage\" for AccountingJobsLookback: accepted values are "
@@ -193,17 +193,64 @@ TEST(Config, LookbackCheckedOnlyForAccounting) {
   EXPECT_EQ(good.config.accounting_jobs_lookback, 2h);
 }
 
-TEST(Config, AccountingFallsBackToController) {
+// Served in-process (docs/configuration.md, "Finished jobs"): no warning.
+TEST(Config, AccountingIsKept) {
   const Loaded l = Load("JobSource=Accounting\n");
-  EXPECT_EQ(l.config.job_source, JobSource::kController);
-  ASSERT_EQ(l.messages.size(), 1u);
-  EXPECT_FALSE(l.messages[0].error);
+  EXPECT_EQ(l.config.job_source, JobSource::kAccounting);
+  EXPECT_TRUE(l.messages.empty());
+  EXPECT_EQ(l.config.accounting_jobs_max, 100000);
+  EXPECT_EQ(l.config.accounting_jobs_max_bytes, uint64_t{128} << 20);
+}
+
+TEST(Config, AccountingJobsBounds) {
+  const Loaded l = Load("AccountingJobsMax=5000\nAccountingJobsMaxBytes=1G\n");
+  EXPECT_FALSE(AnyError(l));
+  EXPECT_EQ(l.config.accounting_jobs_max, 5000);
+  EXPECT_EQ(l.config.accounting_jobs_max_bytes, uint64_t{1} << 30);
+  EXPECT_EQ(Load("AccountingJobsMaxBytes=2097152\n").config.accounting_jobs_max_bytes,
+            uint64_t{2} << 20);
+  for (const char* bad : {"AccountingJobsMaxBytes=1023K\n", "AccountingJobsMaxBytes=65G\n",
+                          "AccountingJobsMaxBytes=1.5G\n", "AccountingJobsMaxBytes=M\n",
+                          "AccountingJobsMax=0\n"})
+    EXPECT_TRUE(AnyError(Load(bad))) << bad;
+  const Loaded m = Load("AccountingJobsMaxBytes=lots\n");
+  ASSERT_EQ(m.messages.size(), 1u);
+  EXPECT_EQ(m.messages[0].text,
+            "soperator_metrics.conf:1: invalid value \"lots\" for "
+            "AccountingJobsMaxBytes: accepted values are sizes from 1M to 64G, "
+            "e.g. 128M");
 }
 
 TEST(Config, DisabledFamilies) {
   const Loaded l = Load("DisabledFamilies=slurm_node_job, slurm_job_info,\n");
   EXPECT_EQ(l.config.disabled_families,
             (std::vector<std::string>{"slurm_node_job", "slurm_job_info"}));
+}
+
+// A misspelt family would switch nothing off: it is an error (which stops
+// the exporter, like any other bad value) naming the nearest family.
+TEST(Config, DisabledFamiliesRefusesUnknownNames) {
+  const Loaded l = Load("DisabledFamilies=slurm_node_job,slurm_job_inf\n");
+  ASSERT_EQ(l.messages.size(), 1u);
+  EXPECT_TRUE(l.messages[0].error);
+  EXPECT_EQ(l.messages[0].text,
+            "soperator_metrics.conf:1: invalid value "
+            "\"slurm_node_job,slurm_job_inf\" for DisabledFamilies: unknown "
+            "family slurm_job_inf (did you mean slurm_job_info?)");
+  EXPECT_TRUE(l.config.disabled_families.empty());
+
+  const Loaded far = Load(std::nullopt, {{"SLURM_EXPORTER_DISABLED_FAMILIES",
+                                          "node_everything"}});
+  ASSERT_EQ(far.messages.size(), 1u);
+  EXPECT_TRUE(far.messages[0].error);
+  EXPECT_TRUE(far.messages[0].text.ends_with(": unknown family node_everything"))
+      << far.messages[0].text;
+
+  const Loaded self = Load("DisabledFamilies=slurm_exporter_render_seconds\n");
+  ASSERT_EQ(self.messages.size(), 1u);
+  EXPECT_NE(self.messages[0].text.find("self-monitoring families are always served"),
+            std::string::npos)
+      << self.messages[0].text;
 }
 
 // The cardinality switches: on by default (SckyzO's defaults), yes/no.

@@ -149,5 +149,57 @@ TEST(HttpParser, Oversize) {
   EXPECT_EQ(Error(many + "\r\n"), 431);
 }
 
+// The biggest head we accept: 100 fields filling the 8 KiB limit.
+std::string MaxSizeHead() {
+  std::string head = "GET /metrics HTTP/1.1\r\nHost: x\r\n";
+  const size_t per_field = (kMaxHeadBytes - head.size() - 2) / (kMaxHeaderFields - 1);
+  for (size_t i = 0; i + 1 < kMaxHeaderFields; ++i) {
+    std::string field = "X-F" + std::to_string(i) + ": ";
+    field += std::string(per_field - field.size() - 2, 'v') + "\r\n";
+    head += field;
+  }
+  return head + "\r\n";
+}
+
+// The listener feeds the parser all bytes so far after every read; a head
+// sent a byte at a time must cost linear work, not a rescan per byte.
+TEST(HttpParser, OneByteSegmentsCostLinearWork) {
+  const std::string head = MaxSizeHead();
+  ASSERT_GT(head.size(), kMaxHeadBytes - 200);
+  ASSERT_LE(head.size(), kMaxHeadBytes);
+  HeadParser parser;
+  ParseResult r;
+  for (size_t n = 1; n <= head.size(); ++n) {
+    r = parser.Feed(std::string_view(head).substr(0, n));
+    if (n < head.size()) {
+      ASSERT_EQ(r.status, ParseResult::kIncomplete) << n;
+    }
+  }
+  ASSERT_EQ(r.status, ParseResult::kComplete);
+  EXPECT_EQ(r.consumed, head.size());
+  EXPECT_EQ(parser.head().path, "/metrics");
+  // Each byte is searched once for a line end and parsed once in its line.
+  EXPECT_LE(parser.steps(), 2 * head.size());
+}
+
+// Fed at every split point, the parser gives the verdict of one call.
+TEST(HttpParser, SegmentedEqualsWhole) {
+  for (const std::string& text :
+       {std::string("GET /a?b HTTP/1.1\r\nHost: x\r\nAccept: t\r\n\r\nGET /next"),
+        std::string("\r\nGET / HTTP/1.0\r\n\r\n"), std::string("GET / HTTP/1.1\r\n X: y\r\n\r\n"),
+        std::string("GET / HTTP/2.0\r\n\r\n")}) {
+    const Parsed whole = Parse(text);
+    for (size_t split = 0; split <= text.size(); ++split) {
+      HeadParser parser;
+      parser.Feed(std::string_view(text).substr(0, split));
+      const ParseResult r = parser.Feed(text);
+      EXPECT_EQ(r.status, whole.result.status) << split;
+      EXPECT_EQ(r.error, whole.result.error) << split;
+      EXPECT_EQ(r.consumed, whole.result.consumed) << split;
+      EXPECT_EQ(parser.head().path, whole.head.path) << split;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace sm::http

@@ -69,7 +69,8 @@ TEST(NativeJobs, CountingRules) {
   Job suspended = Running(3, 8, {5});
   suspended.state = JobBase::kSuspended;
   suspended.memory_alloc_mb = 1000;
-  suspended.gpus_alloc = 2;
+  suspended.gpus_alloc = 2;  // its allocated GRES
+  suspended.gpus_tres = 2;   // and gres/gpu in its TRES, which native values count
   snap.jobs.push_back(suspended);
   // Held by the admin (reason WAIT_HELD, as the adapter decides).
   Job held = testing::SampleJob(4, JobBase::kPending, "JobHeldAdmin", "main");
@@ -105,6 +106,22 @@ TEST(NativeJobs, CountingRules) {
   EXPECT_EQ(ours.series.at("slurm_jobs_nodes_alloc"), 4);  // 0, 1, 2, 5
   EXPECT_EQ(ours.series.at("slurm_jobs_memory_alloc"), 1000);
   EXPECT_EQ(ours.series.at("slurm_jobs_gpus_alloc"), 2);
+}
+
+// 25.11.0 to 26.05.1 add up each record's nodes (docs/native-semantics.md,
+// section 4); 25.11.7's own /metrics/jobs printed 2 for two one-node jobs on
+// one node (tests/integration/test_native_fidelity.py). Our default counts
+// the node once, whatever the release.
+TEST(NativeJobs, NodesAllocPerRecordOnReleasesThatSumThem) {
+  JobSnapshot snap;
+  snap.jobs.push_back(Running(1, 1, {0}));
+  snap.jobs.push_back(Running(2, 1, {0}));
+  snap.jobs.push_back(Running(3, 2, {0, 1}));
+  snap.native_nodes_alloc_per_record = true;
+  EXPECT_EQ(RenderJobs(snap, true).series.at("slurm_jobs_nodes_alloc"), 4);
+  EXPECT_EQ(RenderJobs(snap, false).series.at("slurm_jobs_nodes_alloc"), 2);
+  snap.native_nodes_alloc_per_record = false;
+  EXPECT_EQ(RenderJobs(snap, true).series.at("slurm_jobs_nodes_alloc"), 2);
 }
 
 TEST(NativeJobs, DefaultsBytesAndNoWrap) {

@@ -94,6 +94,24 @@ TEST(NativeUsersAccounts, KeysAndTotals) {
   EXPECT_EQ(ours.series.at("slurm_user_jobs_completed{username=\"\"}"), 1);
 }
 
+// As /metrics/jobs: 25.11.0 to 26.05.1 add up the records' nodes per key
+// (native_jobs_test.cc, NodesAllocPerRecordOnReleasesThatSumThem).
+TEST(NativeUsersAccounts, NodesAllocPerRecord) {
+  JobSnapshot snap;
+  Job a = UserJob(1, "alice", "physics");
+  a.node_indices = {0, 1};
+  Job b = UserJob(2, "alice", "physics");
+  b.node_indices = {1};
+  snap.jobs = {a, b};
+  snap.native_nodes_alloc_per_record = true;
+  const auto ours = RenderUa(snap, true);
+  EXPECT_EQ(ours.series.at("slurm_user_jobs_nodes_alloc{username=\"alice\"}"), 3);
+  EXPECT_EQ(ours.series.at("slurm_account_jobs_nodes_alloc{account=\"physics\"}"), 3);
+  EXPECT_EQ(RenderUa(snap, false).series.at(
+                "slurm_user_jobs_nodes_alloc{username=\"alice\"}"),
+            2);
+}
+
 TEST(NativeUsersAccounts, DefaultsBytesAndNoTruncation) {
   JobSnapshot snap;
   // 2^32 + 1000 MB: Slurm prints the low 32 bits of the uint64 MB sum.

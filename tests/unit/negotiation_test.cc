@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Accept and Accept-Encoding negotiation (RFC 9110 section 12), including
-// the cases issue 11 found answered wrongly.
+// the cases a hostile-client review found answered wrongly.
 #include <gtest/gtest.h>
 
 #include "negotiation.h"
@@ -72,7 +72,7 @@ TEST(Negotiate, GzipPerRfc9110) {
   EXPECT_TRUE(NegotiateGzip("gzip"));
   EXPECT_TRUE(NegotiateGzip("gzip, deflate, br"));
   EXPECT_TRUE(NegotiateGzip("deflate;q=0.5, gzip;q=0.8"));
-  // The probes of issue 11.
+  // That review's probes.
   EXPECT_FALSE(NegotiateGzip("gzip;q=0"));
   EXPECT_FALSE(NegotiateGzip("identity, gzip;q=0"));
   EXPECT_FALSE(NegotiateGzip("nogzip"));

@@ -6,7 +6,13 @@
 #include "endpoints.h"
 #include "exposition.h"
 #include "private_data.h"
+#include "queue_wait.h"
+#include "self_monitoring.h"
 #include "test_util.h"
+
+#include <map>
+#include <set>
+#include <string>
 
 namespace sm {
 namespace {
@@ -93,6 +99,104 @@ TEST(PrivateData, JobsAndUsersHiddenOnEveryPath) {
   const std::string text = Render(all);
   for (const char* secret : {"4242", "secret-job-name", "alice", "1234", "/home/alice"})
     EXPECT_NE(text.find(secret), std::string::npos) << secret;
+}
+
+// Every label of every family the core builds (every path, both value
+// modes, the queue-wait histogram, self-monitoring, the accounting status)
+// is in LabelClasses(): a family that gains a label nobody classified
+// fails here (and is hidden whenever any PrivateData is set).
+std::map<std::string, std::set<std::string>>* g_families = nullptr;
+void RecordFamily(const FamilyDef& def) {
+  for (std::string_view label : def.labels) (*g_families)[std::string(def.name)].emplace(label);
+  (*g_families)[std::string(def.name)];
+}
+
+ClusterState EveryPart() {
+  ClusterState state;
+  state.nodes = testing::OneIdleNode("n1");
+  state.jobs = testing::OneRunningJob();
+  auto diag = std::make_shared<DiagSnapshot>();
+  diag->rpc_users.push_back({"alice", 1234, 5, 100});
+  state.diag = diag;
+  state.shares = std::make_shared<ShareSnapshot>();
+  state.qos = std::make_shared<QosSnapshot>();
+  state.licenses = std::make_shared<LicenseSnapshot>();
+  auto resv = std::make_shared<ReservationSnapshot>();
+  Reservation r;
+  r.name = "maint";
+  r.state = "ACTIVE";
+  r.users = "root";
+  r.nodes = "n1";
+  r.partition = "batch";
+  r.flags = "MAINT";
+  resv->reservations.push_back(r);
+  state.reservations = resv;
+  return state;
+}
+
+TEST(PrivateData, EveryLabelOfEveryFamilyIsClassified) {
+  std::map<std::string, std::set<std::string>> families;
+  g_families = &families;
+  SetRevealsObserver(RecordFamily);
+  const ClusterState state = EveryPart();
+  const NodeHistory history(0);
+  QueueWaitHistory queue_wait;
+  queue_wait.Observe(*state.jobs);
+  for (int e = 0; e < kEndpointCount; ++e) {
+    for (bool native : {false, true}) {
+      MetricSet set(nullptr, private_data::kEveryPrivateData);
+      AddEndpointFamilies(set, static_cast<Endpoint>(e), state, history, {1000, native},
+                          &queue_wait);
+    }
+  }
+  MetricSet set(nullptr, private_data::kEveryPrivateData);
+  queue_wait.AddFamilies(set);
+  SelfMonitoring monitoring;
+  monitoring.AddFamilies(set);
+  AccountingStatus status;
+  status.slurmdbd = true;
+  AddAccountingStatusFamilies(set, status);
+  SetRevealsObserver(nullptr);
+  g_families = nullptr;
+  // Soperator's, Slurm's native and the accounting families: hundreds.
+  EXPECT_GT(families.size(), 200u);
+  EXPECT_TRUE(families.count("slurm_reservation_info"));
+  for (const auto& [family, labels] : families) {
+    for (const std::string& label : labels) {
+      EXPECT_NE(FindLabelClass(family, label), nullptr)
+          << family << "{" << label << "}: the label is not in LabelClasses() "
+          << "(plugin/core/private_data.cc); say what it reveals under PrivateData";
+    }
+  }
+}
+
+TEST(PrivateData, AnUnclassifiedLabelHidesItsFamilyUnderAnyPrivateData) {
+  const FamilyDef fresh{"slurm_new", "h", MetricType::kGauge, {"brand_new_label"}};
+  EXPECT_EQ(Reveals(fresh), private_data::kEveryPrivateData);
+  // `users` is classified in slurm_reservation_info only.
+  const FamilyDef other{"slurm_other", "h", MetricType::kGauge, {"users"}};
+  EXPECT_EQ(Reveals(other), private_data::kEveryPrivateData);
+  MetricSet set(nullptr, private_data::kUsage);
+  EXPECT_FALSE(set.Add(fresh).enabled());
+}
+
+// As `scontrol show reservation` for a user who is not an operator:
+// PrivateData=users or =nodes leave a reservation's Users= and Nodes=
+// shown; PrivateData=reservations hides the reservation.
+TEST(PrivateData, ReservationListsFollowSlurm) {
+  const ClusterState state = EveryPart();
+  const NodeHistory history(0);
+  auto render = [&](PrivateData hidden) {
+    MetricSet set(nullptr, hidden);
+    AddEndpointFamilies(set, Endpoint::kEverything, state, history, {1000, false});
+    return Render(set);
+  };
+  const std::string users_hidden = render(private_data::kUsers | private_data::kNodes);
+  EXPECT_NE(users_hidden.find("slurm_reservation_info{"), std::string::npos) << users_hidden;
+  EXPECT_NE(users_hidden.find("users=\"root\""), std::string::npos);
+  const std::string resv_hidden = render(private_data::kReservations);
+  EXPECT_EQ(resv_hidden.find("slurm_reservation_info"), std::string::npos);
+  EXPECT_EQ(resv_hidden.find("\"maint\""), std::string::npos);
 }
 
 }  // namespace

@@ -196,6 +196,28 @@ TEST_F(SlurmctldRoutes, StandbyRedirectsToThePrimaryBeforeAnyAuth) {
   EXPECT_EQ(w.payload, "slurmctld: primary mode controller address unavailable\n");
 }
 
+// Unlike the data paths, the self-monitoring path is this process's own:
+// a standby answers it, after the access rule, and says it is a standby.
+// Redirected, a scraper following the 303 would store the primary's
+// families under the standby's name (docs/scraping.md, "Standby").
+TEST_F(SlurmctldRoutes, StandbyServesItsOwnSelfMonitoringAfterTheAccessRule) {
+  site_.standby = true;
+  WireResponse w = Serve("GET", "/metrics/soperator/monitoring");
+  EXPECT_EQ(w.status, 200);
+  EXPECT_EQ(Header(w, "Location"), "<absent>");
+  EXPECT_EQ(Samples(std::string(w.payload), "slurm_exporter_collection_attempts_total"),
+            V{"slurm_exporter_collection_attempts_total 1"});
+  EXPECT_EQ(auth_calls_, 0);
+
+  site_.access.rule = Rule::kAuthenticate;
+  caller_ = {};  // not authenticated
+  caller_.failure_status = 401;
+  EXPECT_EQ(Serve("GET", "/metrics/soperator/monitoring").status, 401);
+  EXPECT_EQ(auth_calls_, 1);
+  EXPECT_EQ(Serve("GET", "/metrics/soperator").status, 303);
+  EXPECT_EQ(auth_calls_, 1);
+}
+
 TEST_F(SlurmctldRoutes, PrivateDataOn2511IsUnauthorizedForEveryone) {
   site_.access.rule = Rule::kUnauthorized;
   caller_.authenticated = caller_.privileged = true;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Soperator controller families (spec 6.4).
+// Soperator controller families (Soperator exporter spec, section 6.4).
 // Where a shim case (tests/shim/cases) feeds the plugin the same input,
 // the expected lines are that case's (CaseFamily): written once, checked
 // here on the core and there through the real plugin.

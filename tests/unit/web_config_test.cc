@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "web_config.h"
+#include "web_security.h"
 
 namespace sm {
 namespace {
@@ -103,6 +104,14 @@ TEST(WebConfig, RefusedLikeExporterToolkit) {
   EXPECT_EQ(Error(tls + "  client_auth_type: VerifyClientCertIfGiven\n"),
             "tls_server_config: client_auth_type VerifyClientCertIfGiven needs "
             "client_ca_file (or client_ca)");
+  for (const char* type : {"NoClientCert", "RequestClientCert", "RequireAnyClientCert"}) {
+    SCOPED_TRACE(type);
+    EXPECT_EQ(Error(tls + "  client_auth_type: " + type +
+                    "\n  client_allowed_sans: [prometheus.example]\n"),
+              "tls_server_config: client_allowed_sans needs client_auth_type "
+              "RequireAndVerifyClientCert (or VerifyClientCertIfGiven): without "
+              "verification any certificate could carry an allowed SAN");
+  }
   EXPECT_EQ(Error(tls + "  min_version: TLS9\n"),
             "line 4: unknown TLS version: TLS9 (TLS10, TLS11, TLS12 or TLS13)");
   EXPECT_EQ(Error(tls + "  min_version: TLS13\n  max_version: TLS12\n"),
@@ -136,10 +145,35 @@ TEST(WebConfig, RefusedLikeExporterToolkit) {
   // Deep nesting must not exhaust the stack (inside slurmctld).
   EXPECT_EQ(Error(std::string(100000, '[')), "invalid YAML: nested too deeply");
   EXPECT_EQ(Error(std::string(50000, '{') + "a: 1"), "invalid YAML: nested too deeply");
+  // Refused before yaml-cpp sees it (0.6 has no depth guard, 0.7 stops at
+  // 500): 254 flow levels on a line parse, 255 could pass the bound of 256.
+  EXPECT_EQ(Error(std::string(254, '[') + std::string(254, ']')),
+            "line 1: the web config must be a mapping");
+  EXPECT_EQ(Error(std::string(255, '[') + std::string(255, ']')),
+            "invalid YAML: nested too deeply");
+  // Block nesting by indentation and by compact "- - -" entries, each well
+  // below yaml-cpp 0.7's own limit.
+  std::string indented;
+  for (int i = 0; i < 300; ++i) indented += std::string(i, ' ') + "k:\n";
+  EXPECT_EQ(Error(indented), "invalid YAML: nested too deeply");
+  std::string compact;
+  for (int i = 0; i < 300; ++i) compact += "- ";
+  EXPECT_EQ(Error(compact + "x\n"), "invalid YAML: nested too deeply");
   // What the file holds is quoted safely into the log line.
   EXPECT_EQ(Error(std::string("basic_auth_users:\n  \xff\x1b[2J: x\n")),
             "line 2: basic_auth_users: the password of \"\\xff\\x1b[2J\" is not a bcrypt "
             "hash ($2y$10$ and 53 more characters, e.g. from htpasswd -nBC 10 \\xff\\x1b[2J)");
+}
+
+// The nesting bound counts per line and per bracket, not per entry: a long
+// file of shallow entries passes.
+TEST(WebConfig, ManyEntriesAreNotDeep) {
+  std::string yaml = "basic_auth_users:\n";
+  for (int i = 0; i < 2000; ++i) yaml += "  user-" + std::to_string(i) + ": " + kHash + "\n";
+  std::string error;
+  const auto c = ParseWebConfig(yaml, "/etc/slurm", &error);
+  ASSERT_TRUE(c) << error;
+  EXPECT_EQ(c->users.size(), 2000u);
 }
 
 TEST(WebConfig, BcryptShape) {
@@ -151,6 +185,15 @@ TEST(WebConfig, BcryptShape) {
   EXPECT_FALSE(IsBcryptHash("$2b$10$" + std::string(52, 'a')));
   EXPECT_FALSE(IsBcryptHash("$2b$10$" + std::string(52, 'a') + "!"));
   EXPECT_FALSE(IsBcryptHash("$6$salt$hash"));
+}
+
+TEST(WebSecurity, BcryptBudgetIsPerAddressOrIpv6Slash64) {
+  EXPECT_EQ(BcryptBudgetKey("192.0.2.7"), "192.0.2.7");
+  EXPECT_EQ(BcryptBudgetKey("::ffff:192.0.2.7"), "192.0.2.7");
+  EXPECT_EQ(BcryptBudgetKey("2001:db8:1:2:aaaa::1"), "2001:db8:1:2::/64");
+  EXPECT_EQ(BcryptBudgetKey("2001:db8:1:2:bbbb:cccc:dddd:eeee"), "2001:db8:1:2::/64");
+  EXPECT_NE(BcryptBudgetKey("2001:db8:1:3::1"), BcryptBudgetKey("2001:db8:1:2::1"));
+  EXPECT_EQ(BcryptBudgetKey("::1"), "::/64");
 }
 
 }  // namespace
