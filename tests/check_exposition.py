@@ -37,7 +37,7 @@ SOPERATOR_NAMES = {
     "slurm_controller_server_thread_count",
     "slurm_node_cpus_total",
 }
-# SckyzO/slurm_exporter's gauges, kept so its dashboards work (issue 14).
+# SckyzO/slurm_exporter's gauges, kept so its dashboards work (docs/metrics.md).
 SCKYZO_NAMES = {
     "slurm_license_total",
     "slurm_node_gres_total",

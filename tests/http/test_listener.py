@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Our HTTP listener (plugin/service/http_listener.cc) against Debian's real
+"""Our HTTP listener (plugin/service/http_listener.h, http/) against Debian's real
 curl and openssl: TLS with a CA made here, client certificates for each
 client_auth_type, basic auth with bcrypt hashes from Python's crypt module,
 the allow-list, IPv6 loopback, http_server_config headers, and the hostile
@@ -11,6 +11,7 @@ OPTIONS *, garbage request lines, Accept-Encoding q-values).
 
 Loopback only; every loop is bounded in count and time."""
 
+import base64
 import concurrent.futures
 import os
 import resource
@@ -18,75 +19,14 @@ import shutil
 import socket
 import ssl
 import subprocess
-import sys
-import tempfile
 import threading
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))), "scripts", "lib"))
-from pki import bcrypt_hash, make_pki  # noqa: E402
+# http_server also puts scripts/lib on the path.
+from http_server import (SERVER, Server, check, curl, run, status_line,  # noqa: E402
+                         wait_until, web_config)
+from pki import bcrypt_hash  # noqa: E402
 from processes import terminate  # noqa: E402
-
-SERVER = sys.argv[1]
-WORK = tempfile.mkdtemp(prefix="sm-http-test-")
-failures = []
-
-
-def check(cond, msg):
-    if not cond:
-        failures.append(msg)
-        print(f"FAIL: {msg}", flush=True)
-    return cond
-
-
-class Server:
-    """http_test_server with the given options; .port once listening."""
-
-    def __init__(self, *args, expect_down=False):
-        self.proc = subprocess.Popen([SERVER, *args], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     text=True)
-        self.first = self.proc.stdout.readline().strip()
-        self.port = int(self.first.split()[1]) if self.first.startswith("port ") else None
-        if not expect_down and self.port is None:
-            raise RuntimeError(f"server did not start: {self.first!r} "
-                               f"{self.proc.stderr.read() if self.proc.poll() is not None else ''}")
-
-    def stop(self):
-        """Closes stdin (the server's signal to stop); returns seconds taken."""
-        t0 = time.monotonic()
-        try:
-            self.proc.stdin.close()
-        except BrokenPipeError:
-            pass
-        rc = None
-        try:
-            rc = self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            terminate(self.proc, 2)
-        self.rc = rc
-        return time.monotonic() - t0
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        if self.proc.poll() is None:
-            self.stop()
-
-
-def curl(*args, timeout=10):
-    """(exit code, stdout, headers) of `curl -s -D <file> args`."""
-    fd, hdr = tempfile.mkstemp(dir=WORK, prefix="headers-")  # one per call: threads
-    os.close(fd)
-    try:
-        p = subprocess.run(["curl", "-s", "--max-time", str(timeout), "-D", hdr, *args],
-                           capture_output=True, timeout=timeout + 5)
-        headers = open(hdr, "rb").read().decode("latin-1")
-    finally:
-        os.unlink(hdr)
-    return p.returncode, p.stdout, headers
 
 
 def raw(port, data, host="127.0.0.1", timeout=5):
@@ -108,19 +48,8 @@ def raw(port, data, host="127.0.0.1", timeout=5):
         return out
 
 
-def status_line(resp):
-    return resp.split(b"\r\n", 1)[0]
-
-
 def openssl(*args, stdin=b""):
     return subprocess.run(["openssl", *args], input=stdin, capture_output=True, timeout=60)
-
-
-def web_config(name, text):
-    p = os.path.join(WORK, name)
-    with open(p, "w") as f:
-        f.write(text)
-    return p
 
 
 def whoami(resp_body):
@@ -292,15 +221,6 @@ def served_subject(port):
     p = subprocess.run(["openssl", "x509", "-noout", "-subject", "-nameopt", "RFC2253"],
                        input=r.stdout, capture_output=True, timeout=30)
     return p.stdout.decode().strip().removeprefix("subject=")
-
-
-def wait_until(what, cond, timeout=10):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if cond():
-            return True
-        time.sleep(0.2)
-    return check(False, f"timed out waiting for {what}")
 
 
 def test_client_certificates(pki):
@@ -518,10 +438,206 @@ def test_idle_connections():
           f"{still_open} open")
 
 
+def slow_reader(port, source):
+    """A connection from `source` that asks for the big body with a tiny
+    receive window and never reads it."""
+    c = socket.socket()
+    c.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+    c.bind((source, 0))
+    c.settimeout(2)
+    c.connect(("127.0.0.1", port))
+    c.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+    return c
+
+
+def test_slow_readers():
+    """256 slow readers from 8 addresses hold every slot (32 per peer, 256 in
+    all) and more keep arriving; a scraper from another address trying every
+    second must get its answer: stalled writers are evictable and cut at the
+    write-progress deadline (docs/configuration.md, Listener limits)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < 1024:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096), hard))
+    sources = [f"127.0.0.{i}" for i in range(2, 10)]
+    with Server("--bind", "127.0.0.1:0", "--body-bytes", "13000000") as s:
+        readers = []
+        try:
+            for i in range(256):
+                readers.append(slow_reader(s.port, sources[i % 8]))
+            time.sleep(1)
+            answered = tries = 0
+            t_end = time.monotonic() + 20
+            while time.monotonic() < t_end and tries < 20:
+                t0 = time.monotonic()
+                # Fresh slow readers keep arriving, 8 a second; none is ever
+                # closed by the client (a close would free a slot).
+                for src in sources:
+                    try:
+                        readers.append(slow_reader(s.port, src))
+                    except OSError:
+                        pass
+                tries += 1
+                rc, body, headers = curl(f"http://127.0.0.1:{s.port}/metrics", timeout=5)
+                answered += rc == 0 and headers.startswith("HTTP/1.1 200") and \
+                    len(body) >= 13000000
+                time.sleep(max(0.0, 1 - (time.monotonic() - t0)))
+        finally:
+            for c in readers:
+                c.close()
+        check(answered >= 0.95 * tries,
+              f"slow readers: only {answered} of {tries} scrapes answered")
+    print(f"ok: 256 slow readers from 8 addresses: {answered} of {tries} scrapes answered")
+
+
+def cpu_seconds(pid):
+    """User plus system CPU time of a process."""
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def test_start_failures():
+    """epoll_create1 or eventfd failing at start: one error line naming the
+    call, no listener, and no thread spinning on a bad descriptor."""
+    preload = os.environ.get("SM_FAIL_START_SO")
+    if not preload or not os.path.exists(preload):
+        print("skip: start failures (no SM_FAIL_START_SO)")
+        return
+    for call, name in (("epoll", "epoll_create1"), ("eventfd", "eventfd")):
+        env = dict(os.environ, LD_PRELOAD=preload, SM_FAIL_START=call)
+        p = subprocess.Popen([SERVER, "--bind", "127.0.0.1:0"], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        try:
+            first = p.stdout.readline().strip()
+            time.sleep(1.5)
+            cpu = cpu_seconds(p.pid)
+        finally:
+            p.stdin.close()
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                terminate(p, 2)
+        err = p.stderr.read()
+        if "fail_start: failing" not in err:
+            print(f"skip: {name} failure (the call is intercepted before the preload)")
+            continue
+        check(first == "down", f"{name} failing: the listener started anyway ({first!r})")
+        check(f"cannot start: {name}:" in err and "does not start" in err,
+              f"{name} failing: no error line naming it: {err!r}")
+        check(cpu < 0.2, f"{name} failing: {cpu:.2f} s CPU in 1.5 s (spinning)")
+        check(p.returncode == 0, f"{name} failing: exit code {p.returncode}")
+    print("ok: epoll_create1/eventfd failing at start: an error line, no listener, no spin")
+
+
+def test_half_close():
+    """A client that sends its request and then shuts its sending side
+    (`printf 'GET ...' | nc -N`) still gets the answer."""
+    with Server("--bind", "127.0.0.1:0") as s:
+        for req in (b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n", b"GET /metrics HTTP/1.0\r\n\r\n",
+                    b"GET /whoami HTTP/1.1\r\nHost: x\r\n\r\nGET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"):
+            for attempt in range(5):
+                with socket.create_connection(("127.0.0.1", s.port), timeout=5) as c:
+                    c.sendall(req)
+                    c.shutdown(socket.SHUT_WR)
+                    out = b""
+                    try:
+                        while True:
+                            b = c.recv(65536)
+                            if not b:
+                                break
+                            out += b
+                    except (ConnectionResetError, socket.timeout):
+                        pass
+                want = req.count(b"GET ")
+                check(out.count(b"HTTP/1.1 200 OK") == want,
+                      f"half-closed after {req!r}: {out[:80]!r}")
+    print("ok: requests followed by a half-close are answered, pipelined ones too")
+
+
+def closed_by_server(c):
+    """True when the server has closed this (never read, non-blocking)
+    connection."""
+    try:
+        return c.recv(1) == b""
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+
+
+def test_handshake_flood(pki):
+    """Peers that start TLS handshakes (a record header and part of a
+    ClientHello) and stall: each handshake is cut at the 3 s handshake
+    deadline (not the 5 s head one), a peer has at most 8 in progress and
+    its others wait their turn, and a scraper from another address is
+    served meanwhile (docs/configuration.md, Listener limits)."""
+    cfg = web_config("flood.yml", f"tls_server_config:\n  cert_file: {pki('server.pem')}\n"
+                                  f"  key_file: {pki('server.key')}\n")
+    partial_hello = bytes([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03])
+
+    def stall(source):
+        c = socket.socket()
+        c.bind((source, 0))
+        c.settimeout(2)
+        c.connect(("127.0.0.1", s.port))
+        c.sendall(partial_hello)
+        c.setblocking(False)
+        return c
+
+    with Server("--bind", "127.0.0.1:0", "--web-config", cfg) as s:
+        first, flood = [], []
+        try:
+            t0 = time.monotonic()
+            first = [stall("127.0.0.2") for _ in range(8)]
+            flood = [stall(f"127.0.0.{3 + i % 4}") for i in range(128)]
+            t1 = time.monotonic()
+            rc, body, _ = curl("--cacert", pki("ca.pem"), f"https://127.0.0.1:{s.port}/whoami")
+            took = time.monotonic() - t1
+            check(rc == 0 and took < 2, f"scrape during a handshake flood: rc {rc}, {took:.2f} s")
+            time.sleep(max(0.0, 4.0 - (time.monotonic() - t0)))
+            left = sum(not closed_by_server(c) for c in first)
+            check(left == 0, f"stalled handshakes: {left} of 8 outlived the 3 s deadline")
+        finally:
+            for c in first + flood:
+                c.close()
+    print(f"ok: stalled TLS handshakes cut at 3 s; 128 more from 4 peers, "
+          f"scrape meanwhile {took * 1000:.0f} ms")
+
+
+def test_authenticated_kept():
+    """At the per-peer cap, idle connections that never authenticated are
+    closed before an idle one that did (docs/configuration.md, Listener
+    limits): a flood of anonymous connections cannot push out a scraper's
+    authenticated keep-alive connection."""
+    alice = bcrypt_hash("wonderland")
+    cfg = web_config("kept.yml", f"basic_auth_users:\n  alice: '{alice}'\n")
+    auth = b"Authorization: Basic " + base64.b64encode(b"alice:wonderland") + b"\r\n"
+    req = b"GET /whoami HTTP/1.1\r\nHost: x\r\n" + auth + b"\r\n"
+    with Server("--bind", "127.0.0.1:0", "--web-config", cfg, "--max-per-peer", "4") as s:
+        scraper = socket.create_connection(("127.0.0.1", s.port), timeout=5)
+        anonymous = []
+        try:
+            scraper.sendall(req)
+            first = scraper.recv(65536)
+            check(first.startswith(b"HTTP/1.1 200"), f"authenticated request: {first[:40]!r}")
+            for _ in range(8):  # twice the cap, all newer than the scraper's
+                anonymous.append(socket.create_connection(("127.0.0.1", s.port), timeout=5))
+                time.sleep(0.05)
+            scraper.sendall(req)
+            try:
+                again = scraper.recv(65536)
+            except OSError:
+                again = b""
+            check(again.startswith(b"HTTP/1.1 200"),
+                  f"the authenticated connection was evicted: {again[:40]!r}")
+        finally:
+            scraper.close()
+            for c in anonymous:
+                c.close()
+    print("ok: at the per-peer cap, anonymous idle connections go before an authenticated one")
+
+
 def main():
-    names = sys.argv[2:]
-    pki = make_pki(os.path.join(WORK, "pki"))
-    tests = {
+    run(lambda pki: {
         "plain": test_plain_http,
         "ipv6": test_ipv6_and_allow_list,
         "tls": lambda: test_tls(pki),
@@ -530,17 +646,12 @@ def main():
         "bad": lambda: test_bad_web_configs(pki),
         "slowloris": test_slowloris,
         "idle": test_idle_connections,
-    }
-    for name, fn in tests.items():
-        if names and name not in names:
-            continue
-        try:
-            fn()
-        except Exception as e:  # noqa: BLE001 - report and go on
-            check(False, f"{name}: {type(e).__name__}: {e}")
-    shutil.rmtree(WORK, ignore_errors=True)
-    print(f"{len(failures)} failed" if failures else "all passed")
-    sys.exit(1 if failures else 0)
+        "slowreaders": test_slow_readers,
+        "startfail": test_start_failures,
+        "halfclose": test_half_close,
+        "handshakes": lambda: test_handshake_flood(pki),
+        "authkept": test_authenticated_kept,
+    })
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""The job_submit carrier inside a real slurmctld (issue 3 and, on 24.11.5,
-issue 5): every value is checked against what the daemons report
-themselves (scontrol, squeue --json, sdiag), never against our own output.
+"""The job_submit carrier inside a real slurmctld (every release in CI):
+every value is checked against what the daemons report themselves
+(scontrol, squeue --json, sdiag), never against our own output.
 
 usage: test_cluster.py VERSION PLUGIN_DIR
 """

@@ -1,13 +1,24 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""HA handback with the plugin loaded (issue 11): a primary and a backup
+"""HA handback with the plugin loaded (docs/testing.md): a primary and a backup
 slurmctld, each with our listener; the primary is stopped (the backup takes
 over) and started again (it takes control back), N times. After every
 takeover and every handback: no job is lost (squeue before == after), our
 /metrics on the controller in charge lists exactly squeue's jobs, and the
-one in standby serves nothing.
+one in standby serves nothing; each says which it is
+(slurm_exporter_controller_active, /readyz).
 
 usage: test_ha.py VERSION PLUGIN_DIR [--handbacks N] [--without-plugin]
+                  [--metrics-type]
+
+--metrics-type (25.11 and later): the plugin is loaded as
+MetricsType=metrics/soperator instead; besides our listener, our routes on
+each controller's slurmctld port are checked: the controller in charge
+serves squeue's jobs on /metrics/soperator, and the standby answers what
+slurmctld's own /metrics/nodes answers there, a 303 to the primary
+(docs/compat.md, "Our routes on slurmctld's port": or a 503 naming the
+primary's URL where that Location line would not fit slurmctld's 79-byte
+header buffer).
 
 Two controllers need two host names and one port each on two addresses:
 the test makes two network namespaces of its own, joined by a veth pair
@@ -19,12 +30,14 @@ namespace: slurmctld kills whatever its PID file names). Everything is
 stopped by PID, and the namespaces are deleted, at the end."""
 
 import argparse
+import http.client
 import os
 import shutil
 import signal
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -95,6 +108,7 @@ def outer(a):
                                os.path.abspath(__file__), "--inner", ns_b,
                                a.version, a.plugin_dir, "--handbacks", str(a.handbacks)]
                               + (["--without-plugin"] if a.without_plugin else [])
+                              + (["--metrics-type"] if a.metrics_type else [])
                               ).returncode
     finally:
         for ns in made:
@@ -105,11 +119,13 @@ def outer(a):
 class HA:
     def __init__(self, a):
         self.a = a
+        extra = ["MetricsType=metrics/soperator"] if a.metrics_type else []
         self.c = Cluster(a.version, a.plugin_dir, addr=PRIMARY_ADDR, metrics_host="",
-                         job_submit=None if a.without_plugin else "soperator",
+                         job_submit=None if a.without_plugin or a.metrics_type
+                         else "soperator",
                          conf_extra=[f"SlurmctldHost={BACKUP_HOST}({BACKUP_ADDR})",
                                      # Takeover after ~6 s instead of 120.
-                                     "SlurmctldTimeout=6"])
+                                     "SlurmctldTimeout=6"] + extra)
         self.backup = None
         self.problems = []
         self.primary_host = os.uname().nodename.split(".")[0]
@@ -180,9 +196,34 @@ class HA:
         expo = parse_exposition(body)
         return body, {int(l["job_id"]) for l, _ in series(expo, "slurm_job_info")}
 
+    def metrics_status(self, addr):
+        """Status, Retry-After and body of /metrics on our listener."""
+        url = f"http://{addr}:{self.c.metrics_port}/metrics"
+        try:
+            with urllib.request.urlopen(url, timeout=10) as r:
+                return r.status, r.getheader("Retry-After"), r.read()
+        except urllib.error.HTTPError as e:
+            return e.code, e.headers.get("Retry-After"), e.read()
+
+    def says(self, addr):
+        """What a controller says of itself: slurm_exporter_controller_active
+        (its self-monitoring, on the metrics listener's
+        /metrics/soperator/monitoring) and /readyz's status and body."""
+        base = f"http://{addr}:{self.c.metrics_port}"
+        with urllib.request.urlopen(base + "/metrics/soperator/monitoring", timeout=10) as r:
+            expo = parse_exposition(r.read().decode())
+        active = [v for _, v in series(expo, "slurm_exporter_controller_active")]
+        try:
+            with urllib.request.urlopen(base + "/readyz", timeout=10) as r:
+                ready = (r.status, r.read().decode().strip())
+        except urllib.error.HTTPError as e:
+            ready = (e.code, e.read().decode().strip())
+        return active, ready
+
     def check_serving(self, what, active, standby):
-        """`active` serves squeue's jobs; `standby` (None: not running)
-        serves an empty body."""
+        """`active` serves squeue's jobs and says it is in charge;
+        `standby` (None: not running) answers its data paths 503 and says it
+        is a standby (docs/scraping.md, "Standby controllers")."""
         if self.a.without_plugin:
             return
         last = {}
@@ -198,11 +239,71 @@ class HA:
         except AssertionError:
             self.problems.append(f"{what}: {active} serves other jobs than squeue "
                                  f"(missing, extra): {last.get('diff')}")
+        def in_charge():
+            last["active"] = self.says(active)
+            return last["active"] == ([1.0], (200, "ok"))
+        try:
+            wait_for(f"{what}: {active} to say it is in charge and ready", in_charge,
+                     timeout=60, interval=0.5)
+        except AssertionError:
+            self.problems.append(f"{what}: {active} says {last.get('active')}")
         if standby:
-            body, got = self.our_jobs(standby)
-            if body:
+            status, retry, body = self.metrics_status(standby)
+            if status != 503 or not retry or b"slurm_" in body:
                 self.problems.append(f"{what}: the standby controller at {standby} "
-                                     f"serves {len(body)} bytes ({len(got)} jobs)")
+                                     f"answers /metrics {status} (Retry-After {retry}) "
+                                     f"with {len(body)} bytes, want 503 with "
+                                     "Retry-After and no series")
+            said = self.says(standby)
+            if said != ([0.0], (503, "standby: this slurmctld is not the controller in charge")):
+                self.problems.append(f"{what}: the standby at {standby} says {said}")
+        if self.a.metrics_type:
+            self.check_routes(what, active, standby)
+
+    def ctld_get(self, addr, path):
+        """GET on a controller's slurmctld port; redirects not followed."""
+        conn = http.client.HTTPConnection(addr, int(self.c.env["SM_SLURMCTLD_PORT"]),
+                                          timeout=30)
+        try:
+            conn.request("GET", path)
+            r = conn.getresponse()
+            return r.status, r.getheader("Location"), r.read()
+        finally:
+            conn.close()
+
+    def check_routes(self, what, active, standby):
+        """Our routes on slurmctld's port: squeue's jobs where the
+        controller is in charge; slurmctld's own redirect where it is not."""
+        last = {}
+
+        def agree():
+            status, _, body = self.ctld_get(active, "/metrics/soperator")
+            got = {int(l["job_id"]) for l, _ in
+                   series(parse_exposition(body.decode()), "slurm_job_info")}
+            last["r"] = (status, sorted(self.jobs() ^ got))
+            return status == 200 and not last["r"][1]
+        try:
+            wait_for(f"{what}: /metrics/soperator on {active} to list squeue's jobs",
+                     agree, timeout=60, interval=0.5)
+        except AssertionError:
+            self.problems.append(f"{what}: {active}:/metrics/soperator answers "
+                                 f"(status, jobs differing from squeue) {last.get('r')}")
+        if not standby:
+            return
+        status, location, _ = self.ctld_get(standby, "/metrics/nodes")
+        if status != 303 or not location or not location.endswith("/metrics/nodes"):
+            self.problems.append(f"{what}: slurmctld's own /metrics/nodes on the standby "
+                                 f"{standby}: {status} {location}")
+            return
+        want = location[:-len("nodes")] + "soperator"
+        status, got, body = self.ctld_get(standby, "/metrics/soperator")
+        fits = len("Location: ") + len(want) + len("\r\n") <= 79
+        if fits and (status, got) != (303, want):
+            self.problems.append(f"{what}: the standby's /metrics/soperator: {status} "
+                                 f"{got}, slurmctld's own route: 303 {want}")
+        if not fits and (status != 503 or want.encode() not in body):
+            self.problems.append(f"{what}: the standby's /metrics/soperator: {status} "
+                                 f"{body[:200]!r}, want 503 naming {want}")
 
     # ------------------------------------------------------------ the run
 
@@ -282,6 +383,9 @@ def main():
     ap.add_argument("--handbacks", type=int, default=10)
     ap.add_argument("--without-plugin", action="store_true",
                     help="the same handbacks with Slurm alone (no metrics checks)")
+    ap.add_argument("--metrics-type", action="store_true",
+                    help="load the plugin as MetricsType=metrics/soperator (25.11+) and "
+                    "check our routes on slurmctld's port too")
     ap.add_argument("--inner", help=argparse.SUPPRESS)
     a = ap.parse_args()
     return inner(a) if a.inner else outer(a)

@@ -101,6 +101,25 @@ class PrivateData(unittest.TestCase):
         self.assertIn("PrivateData=jobs,users: series that reveal jobs,users are "
                       "served only to authenticated scrapers", self.c.ctld_log())
 
+    def test_04_reservation_users_as_slurm_shows_them(self):
+        # PrivateData=users does not hide a reservation's Users= from a
+        # user who is not an operator (only =reservations is checked);
+        # docs/configuration.md says our anonymous scrape shows the same.
+        self.c.scontrol("create", "reservation", "ReservationName=pd-resv", "Users=root",
+                        "NodeCnt=1", "StartTime=now+3600", "Duration=60")
+        out = subprocess.run(["setpriv", "--reuid=nobody", "--regid=nogroup",
+                              "--clear-groups", "scontrol", "show", "reservation"],
+                             env=dict(self.c.env), capture_output=True, timeout=30)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn(b"ReservationName=pd-resv", out.stdout)
+        self.assertIn(b"Users=root", out.stdout)
+        wait_for("the reservation in an anonymous scrape",
+                 lambda: 'reservation_name="pd-resv"' in self.anonymous()[1], timeout=90)
+        rc, body = self.anonymous()
+        line = next(l for l in body.splitlines()
+                    if l.startswith("slurm_reservation_info{") and "pd-resv" in l)
+        self.assertIn('users="root"', line)
+
 
 if __name__ == "__main__":
     VERSION, PLUGIN_DIR = sys.argv[1], sys.argv[2]

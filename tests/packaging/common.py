@@ -169,7 +169,10 @@ class Cluster:
                             "slurm_exporter_collection_attempts_total"))
 
     def wait_collections(self, n=2):
-        start = self.collections()
+        # The cluster's start waits for slurmctld to answer, not for the
+        # plugin's listener: the first scrape is retried like the rest.
+        start = wait_for("the monitoring listener", lambda: (self.collections(),),
+                         timeout=30)[0]
         wait_for(f"{n} collections", lambda: self.collections() >= start + n, timeout=30)
 
     def stop(self):

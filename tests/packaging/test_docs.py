@@ -25,7 +25,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DOCS = os.path.join(ROOT, "docs")
 USER_DOCS = ["install.md", "configuration.md", "scraping.md", "upgrade.md",
-             "troubleshooting.md"]
+             "troubleshooting.md", "soperator.md"]
 failures = []
 
 
@@ -143,9 +143,15 @@ def links():
                 with open(dest) as f:
                     check(anchor in anchors(f.read()), f"{name}: no anchor #{anchor} in {file or name}")
     scraping = read("docs", "scraping.md")
+    soperator = read("docs", "soperator.md")
     examples = sorted(os.listdir(os.path.join(DOCS, "examples")))
     for e in examples:
+        if e.startswith("soperator-"):
+            # Soperator's recipe: described in docs/soperator.md.
+            check(f"(examples/{e})" in soperator, f"docs/soperator.md does not describe examples/{e}")
+            continue
         check(f"(examples/{e})" in scraping, f"docs/scraping.md does not describe examples/{e}")
+    check("(soperator.md)" in scraping, "docs/scraping.md does not link soperator.md")
     print(f"ok: {n} relative links resolve; {len(examples)} examples described in scraping.md")
 
 

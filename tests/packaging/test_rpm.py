@@ -13,7 +13,11 @@
   package; `--provides`: the package only, no shared-library capabilities
   for the carriers;
 - the packaged carriers report plugin_version == SLURM_VERSION_NUMBER of
-  the tree and the expected plugin_type.
+  the tree and the expected plugin_type;
+- on EL (the spec parsed with EL9's hardening macros, as redhat-rpm-config
+  defines them): LDFLAGS with -Wl,-z,lazy and without -z now, as
+  slurm.spec links Slurm's plugins; the BuildRequires of EL9 (GCC 11) and
+  EL8 (GCC Toolset 13).
 
 usage: test_rpm.py SLURM_VERSION SLURM_SRC OUTDIR
 """
@@ -44,11 +48,38 @@ def q(rpm, *args):
     return run("rpm", "-qp", "--nosignature", *args, rpm).strip()
 
 
+# redhat-rpm-config's hardening on EL9, reduced to the linker flags: with
+# %_hardened_build set, %{build_ldflags} carries -Wl,-z,now.
+EL9_MACROS = [
+    "--define", "rhel 9",
+    "--define", "_hardened_build 1",
+    "--define", "_hardening_ldflags -Wl,-z,now -specs=/usr/lib/rpm/redhat/redhat-hardened-ld",
+    "--define", "_hardened_ldflags %{?_hardened_build:%{_hardening_ldflags}}",
+    "--define", "build_ldflags -Wl,-z,relro %{_hardened_ldflags}",
+]
+
+
+def check_el_spec(version):
+    spec = os.path.join(RPMDIR, "soperator-metrics.spec")
+    parsed = run("rpmspec", "-P", *EL9_MACROS, "--define", f"slurm_version {version}", spec)
+    exports = [line for line in parsed.splitlines() if "LDFLAGS=" in line]
+    assert len(exports) == 1, exports
+    ldflags = re.search(r"LDFLAGS='([^']*)'", exports[0]).group(1).split()
+    assert "-Wl,-z,lazy" in ldflags and not any("-z,now" in f for f in ldflags), ldflags
+    print(f"ok: LDFLAGS on EL9: {' '.join(ldflags)}")
+    for rhel, compiler in (("9", "gcc-c++ >= 11"), ("8", "gcc-toolset-13-gcc-c++")):
+        brs = run("rpmspec", "-q", "--buildrequires", "--define", f"rhel {rhel}", spec).splitlines()
+        assert compiler in brs, f"EL{rhel} BuildRequires: {brs}"
+        assert "meson >= 0.60" in brs and "pkgconfig(yaml-cpp)" in brs, brs
+        print(f"ok: EL{rhel} BuildRequires: {', '.join(brs)}")
+
+
 def main():
     version, tree, outdir = sys.argv[1], sys.argv[2], sys.argv[3]
     for tool in ("rpmbuild", "rpmlint", "rpm2cpio", "cpio", "rpmsign", "gpg"):
         if not shutil.which(tool):
             skip(f"{tool} not installed")
+    check_el_spec(version)
     shutil.rmtree(outdir, ignore_errors=True)
     os.makedirs(outdir)
     # A signing key of the test's own, in a keyring and an RPM database of

@@ -6,12 +6,13 @@ is in the log. A block of the page marked `<!-- repro:NAME -->` is checked
 against scenario NAME below; paths, numbers and versions may differ (they
 are normalised on both sides), the words may not.
 
-Scenarios: this build's plugin with plugin_version rewritten to the previous
-micro release (what a build for another release reports); this build loaded
-by Debian's 22.05.8 slurmctld, with LD_BIND_NOW=1 as in -z now builds; no
-plugin in PluginDir; MetricsType on a release without it; a busy listener
-port; bad values in soperator_metrics.conf; no file at all, environment
-variables only; a normal start.
+Scenarios: a normal start, and one with LogLevel=warn; this build's plugin
+with plugin_version rewritten to the previous micro release (what a build
+for another release reports); this build loaded by Debian's 22.05.8
+slurmctld, with LD_BIND_NOW=1 as in -z now builds; no plugin in PluginDir;
+MetricsType on a release without it; a busy listener port; bad values in
+soperator_metrics.conf; the two listeners on conflicting addresses; no file
+at all, environment variables only.
 
 usage: test_troubleshooting.py SLURM_VERSION PLUGIN_DIR [--print]
 (--print shows each scenario's log lines instead of checking)
@@ -151,6 +152,32 @@ class Scenarios:
         assert rc == 0, "a bad config value must not stop slurmctld:\n" + log[-3000:]
         return log
 
+    def log_level_warn(self):
+        p1, p2 = free_port(), free_port()
+
+        def served(c):
+            wait_for("the listener", lambda: http_get(f"http://127.0.0.1:{p1}/health")[0] == 200,
+                     timeout=20)
+        rc, log = self._run(self.version, self.plugin_dir, wait=served, metrics_conf=(
+            f"MetricsBindAddress=127.0.0.1:{p1}\nMonitoringBindAddress=127.0.0.1:{p2}\n"
+            "LogLevel=warn\n"))
+        assert rc == 0, log[-3000:]
+        return log
+
+    def bind_conflict(self):
+        port = free_port()
+
+        def served(c):
+            wait_for("the listener", lambda: http_get(f"http://127.0.0.1:{port}/health")[0] == 200,
+                     timeout=20)
+            status, body = http_get(f"http://127.0.0.1:{port}/metrics/soperator/monitoring")
+            assert status == 200 and b"slurm_exporter_collection_attempts_total" in body, status
+        rc, log = self._run(self.version, self.plugin_dir, wait=served, metrics_conf=(
+            f"MetricsBindAddress=:{port}\nMonitoringBindAddress=[::]:{port}\n"))
+        assert rc == 0, log[-3000:]
+        assert "monitoring listener listening" not in log, "the conflicting listener started"
+        return log
+
     def environment_only(self):
         p1, p2 = free_port(), free_port()
         c_env = {"SLURM_EXPORTER_METRICS_BIND_ADDRESS": f"127.0.0.1:{p1}",
@@ -168,8 +195,9 @@ class Scenarios:
         shutil.rmtree(self.tmp, ignore_errors=True)
 
 
-SCENARIOS = ["start", "version-mismatch", "undefined-symbol", "plugin-not-found",
-             "metricstype-unknown", "busy-port", "bad-config", "environment-only"]
+SCENARIOS = ["start", "log-level-warn", "version-mismatch", "undefined-symbol",
+             "plugin-not-found", "metricstype-unknown", "busy-port", "bad-config",
+             "bind-conflict", "environment-only"]
 
 
 def main():

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Inputs that crashed the shim (issue 11: exit 139), through the real CLI.
+"""Inputs that crashed the shim (exit 139 before the fix), through the real CLI.
 
 usage: crash_inputs.py --shim SHIM --plugin SO --fixtures DIR
 

@@ -9,7 +9,7 @@ scraped from the same cluster just before the dumps (tests/shim/
 live_vs_replay.py --keep-dumps writes such a directory). The comparison is
 live_vs_replay.py's: exact except for history and clock-moving families.
 Families the plugin gained after the capture (absent from live_metrics.txt,
-e.g. issue 14's pending-job families) are left out and named; every family
+e.g. the accounting side's pending-job families) are left out and named; every family
 of the capture must still be replayed. The live cluster check
 (live_vs_replay.py, suite cluster) compares them all.
 """

@@ -12,6 +12,7 @@ bytes where Slurm prints MB, and Soperator's families share the paths.
 
 usage: metrics_carrier.py SHIM METRICS_SO FIXTURES_DIR SLURM_VERSION
 """
+import json
 import os
 import re
 import subprocess
@@ -37,6 +38,35 @@ TIMING = {
 # Counters slurmctld 22.05 does not keep at all (schedule_exit and bf_exit
 # arrived in 23.02): present, but 0, in a plugin built for 22.05.
 NOT_IN_2205 = re.compile(r"^slurm_(sched|bf)_exit_")
+
+# 25.11.0 to 26.05.1 add up each record's nodes where the 26.05.3 capture
+# counts a node once (docs/native-semantics.md, section 4); for those the
+# oracle is the sum of node_count over the jobs holding nodes in the same
+# capture's scontrol JSON.
+NODES_ALLOC = {"slurm_jobs_nodes_alloc": None,
+               "slurm_user_jobs_nodes_alloc": "user_name",
+               "slurm_account_jobs_nodes_alloc": "account"}
+
+
+def sums_nodes_per_record(version):
+    v = tuple(int(x) for x in version.split(".")[:3])
+    return (25, 11, 0) <= v < (26, 5, 2)
+
+
+def per_record_nodes(fixtures, key):
+    """What a 25.11.0-26.05.1 plugin prints for `key` in this capture."""
+    with open(os.path.join(fixtures, "scontrol_show_jobs.json")) as f:
+        jobs = json.load(f)["jobs"]
+    label = NODES_ALLOC[key[0]]
+    total = 0
+    for j in jobs:
+        if not j.get("nodes") or "PENDING" in j["job_state"]:
+            continue
+        value = j.get(label, "") if label else ""
+        if label and (f'="{value}"' not in key[1] if value else key[1]):
+            continue  # another user's or account's series (no label if unset)
+        total += j["node_count"]["number"]
+    return float(total)
 
 def series(text):
     """(name, labels as Prometheus stores them) -> value."""
@@ -82,6 +112,13 @@ def main():
                 elif version.startswith("22.05") and NOT_IN_2205.match(key[0]):
                     if ours[key] != 0:
                         problems.append(f"{key[0]}: {ours[key]} on 22.05, want 0")
+                elif key[0] in NODES_ALLOC and sums_nodes_per_record(version):
+                    want = per_record_nodes(fixtures, key)
+                    if ours[key] != want:
+                        problems.append(f"/metrics/{path}: {key[0]}{key[1]} = "
+                                        f"{ours[key]}, {version} adds up records: {want}")
+                    else:
+                        matched += 1
                 elif ours[key] != value:
                     problems.append(f"/metrics/{path}: {key[0]}{key[1]} = "
                                     f"{ours[key]}, Slurm printed {value}")

@@ -15,13 +15,12 @@ import os
 import re
 import subprocess
 import sys
-import time
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), "scripts", "lib"))
-from loopback import free_port  # noqa: E402
 from processes import terminate  # noqa: E402
+from shim_serve import serve  # noqa: E402
 
 
 def get(url):
@@ -44,22 +43,9 @@ def main():
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if r.returncode != 2 or "loopback addresses only" not in r.stderr:
         problems.append(f"non-loopback --listen: exit {r.returncode}, {r.stderr.strip()!r}")
-    port, mport = free_port(), free_port()
-    p = subprocess.Popen([a.shim, "serve", "--plugin", a.plugin, "--listen", f"127.0.0.1:{port}",
-                          "--monitoring-listen", f"127.0.0.1:{mport}"] + a.inputs,
-                         stderr=subprocess.PIPE, text=True)
+    p, port, mport = serve(a.shim, a.plugin, a.inputs, monitoring=True, stderr=subprocess.PIPE)
     try:
-        deadline = time.time() + 20
-        while True:
-            try:
-                status, body = get(f"http://127.0.0.1:{port}/metrics")
-                if body:
-                    break
-            except OSError:
-                pass
-            if p.poll() is not None or time.time() > deadline:
-                raise SystemExit(f"serve did not answer (exit {p.poll()}): {p.stderr.read()}")
-            time.sleep(0.1)
+        _, body = get(f"http://127.0.0.1:{port}/metrics")
         rendered = subprocess.run([a.shim, "render", "--plugin", a.plugin] + a.inputs, check=True,
                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout
         if stable(body) != stable(rendered):

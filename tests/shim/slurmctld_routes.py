@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """metrics_soperator.so's routes on slurmctld's port (/metrics/soperator...),
 bound by its init() into the shim's stand-in for slurmctld's router
-(shim/slurmctld_http_standin.cc) and answered through the stand-in's
+(shim/slurmctld_router_standin.cc) and answered through the stand-in's
 connection calls: what a real 25.11/26.05 slurmctld would put on the wire.
 
 The 26.05.3 fixture cluster is replayed. The oracles: slurmctld's own
@@ -59,8 +59,9 @@ class Response:
         return self.body.decode()
 
 
-def run(steps, conf="NativeValues=yes\n"):
-    """Runs the shim once over `steps` (configure lines and requests)."""
+def run(steps, conf="NativeValues=yes\n", args=(), env=None):
+    """Runs the shim once over `steps` (configure lines and requests); a
+    {"fini": true} step answers a dict, every request a Response."""
     fixtures = ARGS.fixtures
     with tempfile.TemporaryDirectory() as d:
         conf_path = os.path.join(d, "soperator_metrics.conf")
@@ -71,12 +72,17 @@ def run(steps, conf="NativeValues=yes\n"):
             "scontrol_show_partitions.json", "sdiag.json")]
         r = subprocess.run(
             [ARGS.shim, "slurmctld", "-q", "--plugin", ARGS.plugin, "--router", ARGS.router,
-             "--conf", conf_path] + inputs,
+             "--conf", conf_path] + list(args) + inputs,
             input="".join(json.dumps(s) + "\n" for s in steps).encode(),
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60,
+            env=dict(os.environ, **(env or {})))
     if r.returncode != 0:
         raise AssertionError(f"shim failed ({r.returncode}): {r.stderr.decode()}")
-    return [Response(json.loads(line)) for line in r.stdout.decode().splitlines()]
+    out = []
+    for line in r.stdout.decode().splitlines():
+        j = json.loads(line)
+        out.append(j if "fini_seconds" in j else Response(j))
+    return out
 
 
 def req(path, method="GET", headers=(), https=False, query=""):
@@ -218,6 +224,52 @@ class Routes(unittest.TestCase):
                          "slurmctld HTTP server request for 'GET /metrics/soperator/jobs':\n"
                          "Failed: Operation not permitted\n")
         self.assertIn("slurm_job_info", out[3].text())
+
+    def test_no_empty_200_before_the_first_collection(self):
+        """Before the first collection every data path answers 503 with
+        Retry-After at once (this runs on slurmctld's conmgr workers: no
+        wait), never an empty 200; the self-monitoring path answers; after
+        the collection the bodies are there (docs/scraping.md, "Before the
+        first collection")."""
+        data = PATHS[:-1]
+        out = run([req(p) for p in data] + [req(PATHS[-1]), {"collect": True}] +
+                  [req(p) for p in data], args=["--no-collect"])
+        before, monitoring, after = out[:len(data)], out[len(data)], out[len(data) + 1:]
+        for p, r in zip(data, before):
+            self.check_wire(r)
+            self.assertEqual(r.status, 503, p)
+            self.assertEqual(r.headers.get("Retry-After"), "5", p)
+            self.assertNotIn("slurm_", r.text(), p)
+        self.assertEqual(monitoring.status, 200)
+        self.assertIn("slurm_exporter_collection_attempts_total 0", monitoring.text())
+        for p, r in zip(data, after):
+            self.assertEqual(r.status, 200, p)
+            self.assertTrue(list(exposition.samples(r.text())), p)
+
+    def test_handler_inside_when_fini_gives_up(self):
+        """A handler still inside (held in authentication) when fini() has
+        waited its 10 s: the exporter it started with stays alive until it
+        answers, so it answers whole, from the last bodies, and the process
+        survives (a freed exporter here read freed memory)."""
+        if ARGS.flavour != "2605":
+            self.skipTest("only 26.05 authenticates, where the stand-in can hold a handler")
+        steps = [configure(rule="authenticate"),
+                 dict(req("/metrics/soperator/nodes",
+                          headers=[("X-SLURM-USER-TOKEN", "hold")]), background=True),
+                 {"wait_held": True}, {"fini": True}, {"release": True},
+                 req("/metrics/soperator/nodes", headers=[("X-SLURM-USER-TOKEN", "uid=0")])]
+        # glibc fills freed memory with 0x5a (MALLOC_PERTURB_): a handler
+        # reading a freed exporter then crashes or hangs instead of reading
+        # what happened to be left there.
+        fini, held, after = run(steps, env={"MALLOC_PERTURB_": "165"})
+        self.assertGreaterEqual(fini["fini_seconds"], 9.5, "fini() waits for the handler")
+        self.assertLess(fini["fini_seconds"], 15, "but only so long")
+        self.check_wire(held)
+        self.assertEqual(held.status, 200)
+        self.assertIn('slurm_node_cpus{node="vm"}', held.text())
+        list(exposition.samples(held.text()))  # parses
+        # After fini() the routes stay bound in slurmctld but answer 503.
+        self.assertEqual(after.status, 503)
 
     def test_nothing_bound_without_http(self):
         out = run([configure(http=False), req("/metrics/soperator")])
