@@ -1,29 +1,37 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Builds the soperator-metrics .deb for Debian's own Slurm packages with
-# dpkg-deb and prints its path (last line of stdout).
+# Builds the soperator-metrics .deb for a Slurm installed from Debian
+# packages, with dpkg-deb, and prints its path (last line of stdout).
 #
-#   packaging/deb/build-deb.sh [--slurm-src TREE] [--slurmctld-version V]
+#   packaging/deb/build-deb.sh [--packaging slurm-wlm|slurm-smd]
+#                              [--slurm-src TREE] [--slurmctld-version V]
 #                              [--outdir DIR] [SLURM_VERSION]
 #
-#   SLURM_VERSION  default: the upstream version of the installed slurmctld
-#                  (22.05.8 on Debian 12)
+#   --packaging    whose packages the controller runs: slurm-wlm (Debian's:
+#                  package slurmctld, plugins in /usr/lib/<multiarch>/slurm-wlm)
+#                  or slurm-smd (SchedMD's debian/: package slurm-smd-slurmctld,
+#                  plugins in /usr/lib/<multiarch>/slurm); default: the one
+#                  whose slurmctld is installed, else slurm-wlm
+#   SLURM_VERSION  default: the upstream version of V
 #   TREE           configured source tree of exactly SLURM_VERSION (default:
-#                  scripts/slurm-source.sh SLURM_VERSION: Debian's source
-#                  package, patched and configured like Debian's build)
+#                  scripts/slurm-source.sh SLURM_VERSION; for slurm-wlm
+#                  Debian's source package of V, patched and configured like
+#                  Debian's build)
 #   V              the slurmctld package version to depend on exactly
 #                  (default: the installed one, e.g. 22.05.8-4+deb12u3)
 #   --outdir       where the .deb and the build tree go (default ./deb-build)
 #
-# The plugins go to /usr/lib/<multiarch>/slurm-wlm, the PluginDir Debian's
-# slurmctld uses by default, so no PluginDir line is needed in slurm.conf.
+# The plugins go to the PluginDir that packaging's slurmctld uses by
+# default, so no PluginDir line is needed in slurm.conf. With
+# --slurmctld-version and --slurm-src nothing of Slurm needs to be
+# installed here.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
-tree='' ctld_version='' outdir=$PWD/deb-build version=''
+tree='' ctld_version='' outdir=$PWD/deb-build version='' packaging=''
 usage() {
-	sed -n '5,17s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+	sed -n '5,27s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
 	exit 2
 }
 die() {
@@ -32,6 +40,7 @@ die() {
 }
 while (($#)); do
 	case $1 in
+	--packaging) packaging=${2:?}; shift 2 ;;
 	--slurm-src) tree=${2:?}; shift 2 ;;
 	--slurmctld-version) ctld_version=${2:?}; shift 2 ;;
 	--outdir) outdir=${2:?}; shift 2 ;;
@@ -53,25 +62,45 @@ else
 	done
 fi
 
-if [[ -z $ctld_version ]]; then
-	ctld_version=$(dpkg-query -W -f='${Version}' slurmctld 2>/dev/null) ||
-		die "slurmctld is not installed: install it or pass --slurmctld-version"
+# Each packaging's slurmctld package and the PluginDir its slurmctld has
+# compiled in (slurm-wlm's debian/rules: --libdir .../slurm-wlm; SchedMD's
+# debian/rules: the default <libdir>/slurm).
+multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+if [[ -z $packaging ]]; then
+	if pkg_installed slurm-smd-slurmctld; then packaging=slurm-smd; else packaging=slurm-wlm; fi
 fi
+case $packaging in
+slurm-wlm) ctld_pkg=slurmctld plugindir=/usr/lib/$multiarch/slurm-wlm ;;
+slurm-smd) ctld_pkg=slurm-smd-slurmctld plugindir=/usr/lib/$multiarch/slurm ;;
+*) die "--packaging: slurm-wlm or slurm-smd, not '$packaging'" ;;
+esac
+
+src_version=''
+if [[ -z $ctld_version ]]; then
+	ctld_version=$(dpkg-query -W -f='${Version}' "$ctld_pkg" 2>/dev/null) ||
+		die "$ctld_pkg is not installed: install it or pass --slurmctld-version"
+	src_version=$(dpkg-query -W -f='${source:Version}' "$ctld_pkg")
+fi
+# A binNMU (+bN) is rebuilt from the same source.
+: "${src_version:=${ctld_version%+b[0-9]*}}"
 upstream=${ctld_version#*:}
 upstream=${upstream%%-*}
 : "${version:=$upstream}"
 [[ $upstream == "$version" ]] ||
-	die "slurmctld $ctld_version is not Slurm $version; pass --slurmctld-version"
+	die "$ctld_pkg $ctld_version is not Slurm $version; pass --slurmctld-version"
 if [[ -z $tree ]]; then
-	tree=$("$root/scripts/slurm-source.sh" "$version" | tail -n 1)
+	# Debian's source of exactly that slurmctld (scripts/slurm-source.sh
+	# says which versions the archive has when it has not this one).
+	src_args=()
+	if [[ $packaging == slurm-wlm ]]; then src_args=(--deb-version "$src_version"); fi
+	tree=$("$root/scripts/slurm-source.sh" "${src_args[@]}" "$version" | tail -n 1) ||
+		die "no source tree of Slurm $version for $ctld_pkg $ctld_version (above)"
 fi
 tree=$(cd "$tree" && pwd)
 tree_version=$(sed -n 's/^#define SLURM_VERSION_STRING "\(.*\)"/\1/p' "$tree/config.h")
 [[ $tree_version == "$version" ]] || die "$tree is Slurm '$tree_version', not $version"
 
-multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 arch=$(dpkg-architecture -qDEB_HOST_ARCH)
-plugindir=/usr/lib/$multiarch/slurm-wlm
 pkg_version=$(sed -n "s/^  version: '\([^']*\)',$/\1/p" "$root/meson.build" | head -1)
 [[ -n $pkg_version ]] || die "no version in meson.build"
 deb_version=$pkg_version-1+slurm$version
@@ -93,7 +122,10 @@ run() {
 	}
 }
 
-# Debian's hardening and optimisation flags, as dpkg-buildpackage sets them.
+# Debian's hardening and optimisation flags, as dpkg-buildpackage sets them
+# for Slurm's own plugins: both slurm-wlm's and SchedMD's debian/rules say
+# hardening=+all,-bindnow (lazy binding, like slurm.spec).
+export DEB_BUILD_MAINT_OPTIONS=hardening=+all,-bindnow
 CXXFLAGS="$(dpkg-buildflags --get CXXFLAGS) $(dpkg-buildflags --get CPPFLAGS)"
 LDFLAGS=$(dpkg-buildflags --get LDFLAGS)
 export CXXFLAGS LDFLAGS
@@ -136,6 +168,7 @@ echo /etc/slurm/soperator_metrics.conf >"$stage/DEBIAN/conffiles"
 (cd "$stage" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | sort -z |
 	xargs -0 md5sum) >"$stage/DEBIAN/md5sums"
 sed -e "s/@VERSION@/$deb_version/" -e "s/@ARCH@/$arch/" \
+	-e "s/@SLURMCTLD_PKG@/$ctld_pkg/g" \
 	-e "s/@SLURMCTLD@/$ctld_version/" -e "s/@SLURM@/$version/" \
 	-e "s/@SHLIBS@/$shlibs/" \
 	-e "s/@SIZE@/$(du -sk --exclude=DEBIAN "$stage" | cut -f1)/" \
