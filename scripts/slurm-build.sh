@@ -4,7 +4,12 @@
 #
 #   scripts/slurm-build.sh 24.11.5   # build from the upstream tarball into
 #                                    # $SM_CACHE/slurm-24.11.5 (cached)
+#   scripts/slurm-build.sh 25.11.7   # the same from the release archives of
+#   scripts/slurm-build.sh 26.05.3   # scripts/slurm-source.sh
 #   scripts/slurm-build.sh 22.05.8   # Debian's packages; prints /usr
+#   SM_SLURM_CFLAGS=configure scripts/slurm-build.sh 24.11.5
+#                                    # with configure's -O1 (benchmarks)
+#                                    # instead of the tests' -O0
 #
 # Only the directories a test cluster needs are built (a full `make` takes
 # far too long on 2 cores), slurmdbd and its MySQL plugin included (test
@@ -21,12 +26,13 @@ version=${1:-24.11.5}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 # Bump when the directory list or the build steps change: invalidates caches.
-recipe_version=2
+recipe_version=3
+release_files=()
 
 # Build order matters: the convenience libraries (common, interfaces,
-# conmgr) feed libslurmfull in src/api; bcast and stepmgr are linked into
-# slurmd/srun and slurmctld/slurmstepd; src/database (MySQL glue) feeds
-# accounting_storage/mysql.
+# conmgr) feed libslurmfull in src/api; bcast (up to 25.11) and stepmgr are
+# linked into slurmd/srun and slurmctld/slurmstepd; src/database (MySQL
+# glue) feeds accounting_storage/mysql.
 core_dirs=(
 	src/common src/interfaces src/conmgr src/api src/bcast src/stepmgr
 	src/slurmctld src/slurmd src/database src/slurmdbd
@@ -58,6 +64,57 @@ plugin_dirs=(
 	data_parser/v0.0.40 data_parser/v0.0.41 data_parser/v0.0.42
 )
 
+# 25.11 and 26.05 (docs/compat.md, "The 26.05.3 check"): topology/flat is
+# the default (topology/default is gone); scontrol refuses to start without
+# certgen/script; slurmctld serves HTTP on its own port only with
+# http_parser/libhttp_parser (26.05: and url_parser/internal); --json wants
+# their data_parser versions; metrics/openmetrics is Slurm's own
+# MetricsType, the oracle of the native-fidelity test; auth/jwt serves
+# MetricsAuthUsers with a token (on 26.05 it also holds the HTTP side,
+# http_auth_jwt.c); 26.05's slurmd needs a compress plugin and has no
+# src/bcast.
+release_dirs() {
+	local common=(
+		auth/munge auth/jwt
+		cred/common cred/munge
+		hash/common_xkcp hash/k12 hash/sha3
+		tls/none certgen/script certmgr/script
+		select/cons_tres
+		sched/backfill
+		priority/basic priority/multifactor
+		accounting_storage/common accounting_storage/mysql accounting_storage/slurmdbd
+		topology/common topology/flat
+		prep/script
+		proctrack/linuxproc
+		mpi/pmi2
+		gres/common gres/gpu
+		gpu/common gpu/generic
+		serializer/json
+		http_parser/libhttp_parser
+		metrics/openmetrics
+	)
+	case $1 in
+	25.11.*)
+		plugin_dirs=("${common[@]}" data_parser/v0.0.42 data_parser/v0.0.43 data_parser/v0.0.44)
+		;;
+	26.05.*)
+		core_dirs=("${core_dirs[@]/src\/bcast/}")
+		# http_parser/common's convenience library precedes
+		# libhttp_parser, as every family's common/ does.
+		plugin_dirs=(auth/common http_parser/common "${common[@]}" url_parser/internal
+			compress/none data_parser/v0.0.43 data_parser/v0.0.44
+			data_parser/v0.0.45)
+		;;
+	esac
+	# Without these slurmctld's port answers no HTTP or refuses tokens,
+	# and the tests would only find out at run time.
+	release_files=(lib/slurm/http_parser_libhttp_parser.so lib/slurm/auth_jwt.so
+		lib/slurm/metrics_openmetrics.so)
+	local d kept=()
+	for d in "${core_dirs[@]}"; do [[ -n $d ]] && kept+=("$d"); done
+	core_dirs=("${kept[@]}")
+}
+
 fail() {
 	echo "slurm-build.sh: $*" >&2
 	if [[ -n ${log:-} && -s $log ]]; then
@@ -84,8 +141,9 @@ case "$version" in
 	exit 0
 	;;
 24.11.5) ;;
+25.11.7 | 26.05.3) release_dirs "$version" ;;
 *)
-	echo "usage: $0 [24.11.5|22.05.8]" >&2
+	echo "usage: $0 [24.11.5|25.11.7|26.05.3|22.05.8]" >&2
 	exit 2
 	;;
 esac
@@ -97,6 +155,7 @@ wanted=$(
 	echo "recipe $recipe_version"
 	echo "$src_stamp"
 	echo "dirs ${core_dirs[*]} ${plugin_dirs[*]/#/src/plugins/}"
+	echo "cflags ${SM_SLURM_CFLAGS:-O0}"
 )
 
 # Fast path: cache complete and built by this recipe.
@@ -122,13 +181,41 @@ install_missing munge
 tree=$("$here/slurm-source.sh" "$version" | tail -n 1) || fail "slurm-source.sh $version failed"
 [[ -f $tree/config.h ]] || fail "no configured tree at $tree"
 
+# Compiled without optimisation: Slurm's configure adds -O1 -ggdb3 with its
+# debug code on, and -O0 -g compiles these directories in well under half
+# the time on 2 cores (docs/testing.md, "What each stage costs in CI"). The
+# debug code itself stays on (configure's --enable-debug, the default): its
+# assertions check, among others, the locks slurmctld's functions expect
+# the plugin to hold. A test cluster is small; its daemons' speed is not
+# what is tested. The benchmarks measure slurmctld's own CPU, so they want
+# configure's flags: SM_SLURM_CFLAGS=configure (docs/performance.md). The
+# flags are part of the cache's stamp; a change of flags cleans the
+# directories first (make does not notice a change of CFLAGS).
+cflags=$(sed -n 's/^CFLAGS = //p' "$tree/Makefile")
+[[ -n $cflags ]] || fail "no CFLAGS in $tree/Makefile"
+case ${SM_SLURM_CFLAGS:-O0} in
+O0)
+	cflags=$(printf '%s\n' $cflags | grep -Ev '^-(O.*|g.*)$' | tr '\n' ' ')
+	cflags+="-O0 -g"
+	;;
+configure) ;;
+*) fail "SM_SLURM_CFLAGS is O0 (the default) or configure" ;;
+esac
 step() {
 	local what=$1 dir=$2
 	shift 2
 	echo "slurm-build: $what $dir" >&2
-	echo "+ make -C $dir $*" >>"$log"
-	make -C "$tree/$dir" "$@" >>"$log" 2>&1 || fail "make $* failed in $dir"
+	echo "+ make -C $dir $* CFLAGS='$cflags'" >>"$log"
+	make -C "$tree/$dir" "$@" CFLAGS="$cflags" >>"$log" 2>&1 || fail "make $* failed in $dir"
 }
+
+# Objects built with other flags (an older recipe, or the other
+# SM_SLURM_CFLAGS) are removed first.
+flags_mark=$tree/.soperator-metrics-cflags
+if [[ ! -f $flags_mark || "$(cat "$flags_mark")" != "$cflags" ]]; then
+	for d in "${core_dirs[@]}" "${plugin_dirs[@]/#/src/plugins/}"; do step clean "$d" clean; done
+fi
+printf '%s\n' "$cflags" >"$flags_mark"
 
 start=$SECONDS
 for d in "${core_dirs[@]}"; do step build "$d" -j2; done
@@ -155,7 +242,7 @@ echo "install took $((SECONDS - start))s" >>"$log"
 for b in sbin/slurmctld sbin/slurmd sbin/slurmstepd sbin/slurmdbd bin/srun bin/sbatch \
 	bin/squeue bin/scontrol bin/sinfo bin/sdiag bin/scancel bin/sacctmgr bin/sshare \
 	bin/sacct lib/slurm/accounting_storage_mysql.so lib/slurm/accounting_storage_slurmdbd.so \
-	lib/slurm/priority_multifactor.so; do
+	lib/slurm/priority_multifactor.so "${release_files[@]}"; do
 	[[ -e $stage$prefix/$b ]] || fail "missing $prefix/$b after install"
 done
 if [[ -e $prefix ]]; then mv "$prefix" "$prefix.old"; fi

@@ -2,10 +2,24 @@
 # Make a configured Slurm source tree available and print its path (last line
 # of stdout).
 #
-#   scripts/slurm-source.sh 22.05.8   # Debian bookworm source package, patched
+#   scripts/slurm-source.sh 22.05.8   # Debian bookworm source package, patched:
+#                                     # the version of the installed slurmctld
+#   scripts/slurm-source.sh --deb-version 22.05.8-4+deb12u4 22.05.8
+#                                     # ... or that Debian version
 #   scripts/slurm-source.sh 24.11.5   # upstream tarball from Debian trixie
+#   scripts/slurm-source.sh 25.11.7   # upstream release archive from
+#   scripts/slurm-source.sh 26.05.3   #   $SM_SLURM_ARCHIVES (see below)
 #   scripts/slurm-source.sh --stamp 24.11.5   # print the configure stamp only
 #                                             # (lets callers key caches on it)
+#
+# Debian has no package of 25.11 or 26.05: their upstream release archives
+# (`git archive` of SchedMD's tags) come from $SM_SLURM_ARCHIVES, by default
+# ../shared/slurm-src beside the checkout, with a SHA256SUMS file that each
+# archive is checked against before it is unpacked.
+#
+# Debian's sources come from the archive this machine's apt is configured
+# with (sources.list or deb822 .sources alike), through a private apt
+# configuration: /etc/apt is left as it was (scripts/lib/apt_source.sh).
 #
 # Everything lives under $SM_CACHE (default /var/cache/soperator-metrics),
 # outside the checkout, so trees survive `git clean` and are shared between
@@ -14,17 +28,20 @@
 set -euo pipefail
 
 SM_CACHE=${SM_CACHE:-/var/cache/soperator-metrics}
-stamp_only=0
-if [[ ${1:-} == --stamp ]]; then
-	stamp_only=1
-	shift
-fi
-version=${1:-}
-
 usage() {
-	echo "usage: $0 [--stamp] 22.05.8|24.11.5" >&2
+	echo "usage: $0 [--stamp] [--deb-version V] 22.05.8|24.11.5|25.11.7|26.05.3" >&2
 	exit 2
 }
+
+stamp_only=0 want_deb_version=''
+while [[ ${1:-} == --* ]]; do
+	case $1 in
+	--stamp) stamp_only=1; shift ;;
+	--deb-version) want_deb_version=${2:-}; [[ -n $want_deb_version ]] || usage; shift 2 ;;
+	*) usage ;;
+	esac
+done
+version=${1:-}
 
 # Debian source version that carries each Slurm version, and the configure
 # flags its tree is configured with. The 22.05.8 flags mirror Debian's own
@@ -32,7 +49,18 @@ usage() {
 # libslurm; 24.11.5 installs into its own prefix in the cache.
 case "$version" in
 22.05.8)
-	deb_version=22.05.8-4+deb12u3
+	# The source of the slurmctld installed here ($deb_for says which), so
+	# that a Debian point update (deb12u4) is built from its own source.
+	# A binNMU's "+bN" is the binary's alone: dpkg knows the source version.
+	deb_version=$want_deb_version deb_for="asked for with --deb-version"
+	if [[ -z $deb_version ]]; then
+		deb_version=$(dpkg-query -W -f='${source:Version}' slurmctld 2>/dev/null) || deb_version=''
+		deb_for="that of the installed slurmctld $(dpkg-query -W -f='${Version}' slurmctld 2>/dev/null)"
+	fi
+	if [[ -z $deb_version ]] && ((!stamp_only)); then
+		echo "slurm-source.sh: Debian's slurmctld is not installed: install it, or name the source version with --deb-version" >&2
+		exit 1
+	fi
 	tree_name=slurm-wlm-22.05.8
 	configure_flags=(--sysconfdir=/etc/slurm --with-munge --without-rpath
 		--disable-debug --enable-multiple-slurmd --disable-pam
@@ -41,7 +69,7 @@ case "$version" in
 	build_deps=(build-essential dpkg-dev pkg-config libmunge-dev)
 	;;
 24.11.5)
-	deb_version=24.11.5-4+deb13u1
+	deb_version=24.11.5-4+deb13u1 deb_for="trixie's, for its upstream tarball"
 	tree_name=slurm-24.11.5
 	prefix=$SM_CACHE/slurm-24.11.5
 	configure_flags=(--prefix="$prefix" --sysconfdir="$prefix/etc"
@@ -55,6 +83,25 @@ case "$version" in
 	# directory of mariadb_config makes configure fail, instead of silently
 	# dropping the plugin, when it is missing.
 	build_deps=(build-essential dpkg-dev pkg-config libmunge-dev libjson-c-dev libmariadb-dev)
+	;;
+25.11.7 | 26.05.3)
+	from_archive=1
+	tree_name=slurm-$version
+	prefix=$SM_CACHE/slurm-$version
+	# As 24.11.5, plus what slurmctld's HTTP server on its own port needs
+	# (libhttp-parser: without it slurmctld silently serves no HTTP, and
+	# MetricsType has nothing to answer on) and JWT (auth/jwt and, on 26.05,
+	# http_auth/jwt: MetricsAuthUsers with a token). Each --with names the
+	# library's prefix so that configure fails instead of silently building
+	# without it.
+	configure_flags=(--prefix="$prefix" --sysconfdir="$prefix/etc"
+		--disable-static --disable-sview --without-pmix --without-ucx
+		--without-nvml --without-rsmi --without-oneapi --without-hdf5
+		--without-freeipmi --without-rdkafka --disable-pam --without-lua
+		--with-mysql_config=/usr/bin --without-libcurl --without-bpf --without-s2n
+		--with-libhttp-parser=/usr --with-jwt=/usr --with-json=/usr)
+	build_deps=(build-essential dpkg-dev pkg-config libmunge-dev libjson-c-dev libmariadb-dev
+		libhttp-parser-dev libjwt-dev)
 	;;
 *) usage ;;
 esac
@@ -77,14 +124,32 @@ fail() {
 # The stamp records what produced the configure outputs: the command line and
 # the configure-time dependencies (configure results depend on which -dev
 # packages were present). Same stamp => the tree is reusable as is.
+# For a release archive, its expected checksum too: a new archive under the
+# same name makes a new tree.
+# shellcheck source=scripts/lib/slurm_archives.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/slurm_archives.sh"
 wanted_stamp=$(printf '%s\n' "configure ${configure_flags[*]}" "deps ${build_deps[*]}")
+if ((${from_archive:-0})); then
+	wanted_stamp+=$'\n'"archive $(slurm_archive_sum "$version")"
+fi
 if ((stamp_only)); then
 	echo "$wanted_stamp"
 	exit 0
 fi
 
+# The Debian version a source package tree is of: its changelog's first
+# entry. Empty for upstream trees.
+tree_deb_version() {
+	[[ -f $1/debian/changelog ]] || return 0
+	sed -n '1s/^[^ ]* (\([^)]*\)).*/\1/p' "$1/debian/changelog"
+}
+# Whether the tree is of the Debian version wanted (upstream trees: always).
+tree_is_wanted() {
+	[[ $version != 22.05.8 || "$(tree_deb_version "$tree")" == "$deb_version" ]]
+}
+
 # Fast path: no lock, no apt, no logs when the tree is ready.
-if [[ -f $tree/config.h && -f $stamp && "$(cat "$stamp")" == "$wanted_stamp" ]]; then
+if [[ -f $tree/config.h && -f $stamp && "$(cat "$stamp")" == "$wanted_stamp" ]] && tree_is_wanted; then
 	echo "$tree"
 	exit 0
 fi
@@ -100,83 +165,19 @@ export DEBIAN_FRONTEND=noninteractive
 # shellcheck source=scripts/lib/apt.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/apt.sh"
 
-# Write $2 to $1 only when the content differs; report whether it changed.
-write_if_changed() {
-	local file=$1 content=$2
-	if [[ -f $file && "$(cat "$file")" == "$content" ]]; then
-		return 1
-	fi
-	printf '%s\n' "$content" >"$file.tmp"
-	mv "$file.tmp" "$file"
-	return 0
-}
+# shellcheck source=scripts/lib/apt_source.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/apt_source.sh"
 
-# apt-cache showsrc takes no =version, so look for the version among all.
-# No grep -q: under pipefail its early exit would SIGPIPE apt-cache.
-have_source_version() {
-	apt-cache showsrc slurm-wlm 2>/dev/null | grep -xF "Version: $deb_version" >/dev/null
-}
-
-# deb-src entries are derived from the machine's own deb822 sources so the
-# mirror/snapshot configured there is reused (no host names in this script).
-# The trixie entry reuses the main-archive stanza (first suite = our codename)
-# with Suites replaced: 24.11.5 only exists as a trixie source package.
+# Makes the private apt configuration (in $tmp, removed with it) that
+# knows the deb-src entries; $1 an extra suite (trixie). Fails, naming both
+# versions, when the archive has no slurm-wlm=$deb_version.
 ensure_deb_src() {
-	local main=/etc/apt/sources.list.d/debian.sources
-	local out_src=/etc/apt/sources.list.d/sm-debsrc.sources
-	local out_trixie=/etc/apt/sources.list.d/sm-trixie-src.sources
-	local codename changed=0 debsrc trixie
-	[[ -r $main ]] || fail "$main not found: cannot derive deb-src entries"
-	# shellcheck disable=SC1091 # os-release is a system file
-	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
-	[[ -n $codename ]] || fail "cannot determine Debian codename"
-
-	# Each stanza of type deb (and not already deb-src) becomes a deb-src one.
-	debsrc=$(awk '
-		function flush() {
-			if (n && is_deb && !has_src) {
-				if (out++) print ""
-				for (i = 1; i <= n; i++) print lines[i]
-			}
-			n = 0; is_deb = 0; has_src = 0
-		}
-		/^[[:space:]]*$/ { flush(); next }
-		/^Types:/ {
-			for (i = 2; i <= NF; i++) {
-				if ($i == "deb") is_deb = 1
-				if ($i == "deb-src") has_src = 1
-			}
-			lines[++n] = "Types: deb-src"; next
-		}
-		{ lines[++n] = $0 }
-		END { flush() }' "$main")
-	trixie=$(awk -v want="$codename" '
-		function flush() {
-			if (n && is_deb && first == want && !done) {
-				for (i = 1; i <= n; i++) print lines[i]
-				done = 1
-			}
-			n = 0; is_deb = 0; first = ""
-		}
-		/^[[:space:]]*$/ { flush(); next }
-		/^Types:/ {
-			for (i = 2; i <= NF; i++) if ($i == "deb" || $i == "deb-src") is_deb = 1
-			lines[++n] = "Types: deb-src"; next
-		}
-		/^Suites:/ { first = $2; lines[++n] = "Suites: trixie"; next }
-		{ lines[++n] = $0 }
-		END { flush() }' "$main")
-	[[ -n $trixie ]] || fail "no stanza with Suites: $codename in $main"
-
-	if [[ -n $debsrc ]] && write_if_changed "$out_src" "$debsrc"; then changed=1; fi
-	if [[ $codename != trixie ]] && write_if_changed "$out_trixie" "$trixie"; then changed=1; fi
-
-	# Refresh indexes when the entries are new or the version is unknown.
-	if ((changed)) || ! have_source_version; then
-		echo "+ apt-get update" >>"$log"
-		apt-get update >>"$log" 2>&1 || fail "apt-get update failed"
+	local available
+	apt_source_setup "$tmp/apt" "${1:-}"
+	available=$(apt_source_versions slurm-wlm)
+	if ! grep -qxF -- "$deb_version" <<<"$available"; then
+		fail "Debian's source slurm-wlm=$deb_version ($deb_for) is not in the archive apt is configured with (it has: $(paste -sd, <<<"${available:-none}" | sed 's/,/, /g')); build once that source is published, or pass a configured tree of that version (build-deb.sh --slurm-src)"
 	fi
-	have_source_version || fail "source package slurm-wlm=$deb_version not found in apt indexes"
 }
 
 tmp=
@@ -184,28 +185,26 @@ cleanup() { [[ -n $tmp ]] && rm -rf "$tmp"; return 0; }
 trap cleanup EXIT
 
 fetch_tree() {
-	[[ -d $tree ]] && return 0
+	[[ -d $tree ]] && tree_is_wanted && return 0
 	tmp=$(mktemp -d "$src_root/.tmp-$version.XXXXXX")
 	case "$version" in
 	22.05.8)
 		ensure_deb_src
 		# Full Debian source package: upstream + Debian patches applied.
 		echo "+ apt-get source slurm-wlm=$deb_version" >>"$log"
-		(cd "$tmp" && apt-get source "slurm-wlm=$deb_version") >>"$log" 2>&1 ||
+		(cd "$tmp" && apt-get "${apt_opts[@]}" source "slurm-wlm=$deb_version") >>"$log" 2>&1 ||
 			fail "apt-get source slurm-wlm=$deb_version failed"
 		[[ -d $tmp/$tree_name ]] || fail "apt-get source did not produce $tree_name"
-		# Keep the downloaded files next to the tree, as a manual run does.
-		find "$tmp" -maxdepth 1 -type f -exec mv -f {} "$src_root/" \;
 		;;
 	24.11.5)
 		local tarball=$src_root/slurm-wlm_24.11.5.orig.tar.gz
 		if [[ ! -s $tarball ]]; then
-			ensure_deb_src
+			ensure_deb_src trixie
 			# The .dsc and debian.tar.xz 404 on the archive; only the
 			# orig tarball is needed, so the non-zero exit is expected.
 			# apt verifies the tarball against the Sources index hash.
 			echo "+ apt-get source --download-only slurm-wlm=$deb_version" >>"$log"
-			(cd "$src_root" && apt-get source --download-only "slurm-wlm=$deb_version") >>"$log" 2>&1 ||
+			(cd "$src_root" && apt-get "${apt_opts[@]}" source --download-only "slurm-wlm=$deb_version") >>"$log" 2>&1 ||
 				echo "(apt-get source failed as expected; checking the tarball)" >>"$log"
 			[[ -s $tarball ]] || fail "download of $(basename "$tarball") failed"
 		fi
@@ -213,8 +212,17 @@ fetch_tree() {
 		tar -C "$tmp" -xzf "$tarball" >>"$log" 2>&1 || fail "cannot unpack $tarball"
 		mv "$tmp/slurm-slurm-24-11-5-1" "$tmp/$tree_name" || fail "unexpected tarball layout"
 		;;
+	25.11.7 | 26.05.3)
+		# Checked against SHA256SUMS before a byte of it is unpacked.
+		echo "+ unpack $(slurm_archive_dir)/slurm-$version.tar.xz" >>"$log"
+		slurm_archive_unpack "$version" "$tmp" 2>>"$log"
+		;;
 	esac
-	# Atomic publish: a half-unpacked tree is never visible under $tree.
+	# Keep the downloaded files next to the tree, as a manual run does.
+	# Atomic publish: a half-unpacked tree is never visible under $tree. A
+	# tree of another Debian version moves aside first (and goes with $tmp).
+	find "$tmp" -maxdepth 1 -type f -exec mv -f {} "$src_root/" \;
+	if [[ -d $tree ]]; then mv "$tree" "$tmp/old"; fi
 	mv "$tmp/$tree_name" "$tree"
 	rm -rf "$tmp"
 	tmp=

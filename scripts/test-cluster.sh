@@ -15,8 +15,8 @@
 #   test-cluster.sh logs DIR
 #   test-cluster.sh munge
 #
-# VERSION: 22.05.8 (Debian's packages) or 24.11.5 (built and cached by
-# scripts/slurm-build.sh). With SM_TEST_SLURM_PREFIX=DIR set, the Slurm
+# VERSION: 22.05.8 (Debian's packages), 24.11.5, 25.11.7 or 26.05.3 (built
+# and cached by scripts/slurm-build.sh). With SM_TEST_SLURM_PREFIX=DIR set, the Slurm
 # already installed under DIR is used instead (any release from 23.02 on,
 # e.g. one an operator built by hand; its slurmctld -V must report VERSION);
 # nothing is built then. start returns once node vm is idle and prints
@@ -679,10 +679,12 @@ cmd_start() {
 	case $version in
 	22.05.8) : "${port:=7817}" ;;
 	24.11.5) : "${port:=7917}" ;;
+	25.11.7) : "${port:=8017}" ;;
+	26.05.3) : "${port:=8117}" ;;
 	*)
 		[[ -n ${SM_TEST_SLURM_PREFIX:-} ]] ||
-			die "unsupported VERSION $version (22.05.8 or 24.11.5, or set SM_TEST_SLURM_PREFIX)"
-		: "${port:=8017}"
+			die "unsupported VERSION $version (22.05.8, 24.11.5, 25.11.7 or 26.05.3, or set SM_TEST_SLURM_PREFIX)"
+		: "${port:=8217}"
 		;;
 	esac
 	if ! [[ $port =~ ^[0-9]+$ ]] || ((port < 1 || port + 84 > 65535)); then

@@ -23,8 +23,13 @@ install_missing() {
 	fi
 	echo "+ apt-get install ${missing[*]}" >>"$out"
 	{
-		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" ||
-			{ apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"; }
+		# Another install may hold dpkg's lock (a test's, a parallel build's):
+		# wait for it instead of failing.
+		DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y \
+			--no-install-recommends "${missing[@]}" ||
+			{ apt-get -o DPkg::Lock::Timeout=600 update &&
+				DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y \
+					--no-install-recommends "${missing[@]}"; }
 	} >>"$out" 2>&1 || rc=$?
 	((made_policy)) && rm -f "$policy"
 	((rc == 0)) || fail "apt-get install ${missing[*]} failed"
