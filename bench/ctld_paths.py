@@ -27,7 +27,7 @@ import subprocess
 import threading
 import time
 
-import controller_bench as cb
+import controller_lib as cb
 
 NATIVE_PATHS = ["/metrics/jobs", "/metrics/partitions", "/metrics/jobs-users-accts",
                 "/metrics/nodes", "/metrics/scheduler"]

@@ -109,7 +109,7 @@ void BM_SnapshotCopy(benchmark::State& st) {
 }
 
 // StdOut/StdErr of 1,000 batch jobs, as the adapter expands them per
-// collection: plain patterns (range 0) or issue 11's hostile ones (range 1:
+// collection: plain patterns (range 0) or the hostile-client review's ones (range 1:
 // 1,024-byte names, -o/-e of %x x 2,047), per dialect (range 2: 0 = 22.05,
 // 1 = 23.02+).
 void BM_StdioPaths(benchmark::State& st) {
