@@ -60,7 +60,11 @@ int main(int argc, char** argv) {
   l.Stop();
 }
 CC
-c++ -std=c++20 -O2 -I"$work/old" -I"$root/plugin/core" -I"$root/plugin/service" \
+# The old listener includes the core's headers by name, from before the
+# core had folders: every folder of plugin/core is on its include path.
+core_dirs=()
+while IFS= read -r d; do core_dirs+=("-I$d"); done < <(find "$root/plugin/core" -type d)
+c++ -std=c++20 -O2 -I"$work/old" "${core_dirs[@]}" -I"$root/plugin/service" \
 	"$work/old/main.cc" "$work/old/http_listener.cc" "$root/plugin/service/collector.cc" \
 	"$build/plugin/libsmcore.a" -lcivetweb -lz -lpthread -o "$work/old/server"
 

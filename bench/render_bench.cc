@@ -9,8 +9,8 @@
 #include <sys/resource.h>
 #include <zlib.h>
 
-#include "endpoints.h"
-#include "stdio_path.h"
+#include "serving/endpoints.h"
+#include "families/soperator/stdio_path.h"
 #include "synthetic.h"
 
 namespace {

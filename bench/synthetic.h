@@ -8,7 +8,7 @@
 #include <random>
 #include <string>
 
-#include "snapshot.h"
+#include "model/snapshot.h"
 
 namespace sm::bench {
 

@@ -4,8 +4,8 @@
 #include <algorithm>
 
 #include "builders.h"
-#include "node_gres.h"
-#include "soperator_jobs.h"
+#include "families/accounting/node_gres.h"
+#include "families/soperator/soperator_jobs.h"
 
 extern "C" {
 #include "src/common/hostlist.h"

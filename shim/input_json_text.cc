@@ -14,7 +14,7 @@
 #include <sstream>
 
 #include "input_reader.h"
-#include "utf8.h"
+#include "base/utf8.h"
 
 namespace shim {
 namespace {

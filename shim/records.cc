@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "records.h"
 
-#include "tres.h"
+#include "model/tres.h"
 
 namespace shim {
 

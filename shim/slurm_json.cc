@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "input.h"
-#include "utf8.h"
+#include "base/utf8.h"
 
 namespace shim {
 namespace {

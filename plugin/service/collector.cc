@@ -9,7 +9,7 @@
 #include <ctime>
 #include <limits>
 
-#include "log.h"
+#include "base/log.h"
 #include "thread_util.h"
 
 namespace sm {

@@ -20,9 +20,9 @@
 #include <vector>
 
 #include "body.h"
-#include "endpoints.h"
-#include "exposition.h"
-#include "self_monitoring.h"
+#include "serving/endpoints.h"
+#include "exposition/exposition.h"
+#include "families/soperator/self_monitoring.h"
 #include "source.h"
 #include "sub_collectors.h"
 

@@ -3,10 +3,10 @@
 
 #include <optional>
 
-#include "fairshare.h"
-#include "log.h"
-#include "negotiation.h"
-#include "node_gres.h"
+#include "families/accounting/fairshare.h"
+#include "base/log.h"
+#include "exposition/negotiation.h"
+#include "families/accounting/node_gres.h"
 #include "slurmctld_routes.h"
 #include "web_security.h"
 

@@ -6,9 +6,9 @@
 #include <memory>
 
 #include "collector.h"
-#include "exporter_config.h"
+#include "config/exporter_config.h"
 #include "http_listener.h"
-#include "self_monitoring.h"
+#include "families/soperator/self_monitoring.h"
 #include "source.h"
 
 namespace sm {

@@ -19,8 +19,8 @@
 #include <thread>
 #include <vector>
 
-#include "cidr.h"
-#include "exporter_config.h"
+#include "config/cidr.h"
+#include "config/exporter_config.h"
 #include "http_types.h"
 
 namespace sm {

@@ -5,7 +5,7 @@
 #include <cctype>
 #include <utility>
 
-#include "ascii.h"
+#include "base/ascii.h"
 
 namespace sm::http {
 namespace {

@@ -3,7 +3,7 @@
 
 #include "collector.h"
 #include "exporter.h"
-#include "negotiation.h"
+#include "exposition/negotiation.h"
 
 namespace sm {
 namespace {

@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "endpoints.h"
+#include "serving/endpoints.h"
 #include "http_types.h"
 
 namespace sm {

@@ -6,9 +6,9 @@
 #include <memory>
 #include <string>
 
-#include "accounting_snapshot.h"
-#include "private_data.h"
-#include "snapshot.h"
+#include "model/accounting_snapshot.h"
+#include "serving/private_data.h"
+#include "model/snapshot.h"
 
 namespace sm {
 

@@ -13,15 +13,15 @@
 #include <string_view>
 #include <type_traits>
 
-#include "endpoints.h"
-#include "fairshare.h"
-#include "family_registry.h"
-#include "finished_jobs.h"
-#include "licenses.h"
-#include "node_history.h"
-#include "qos.h"
-#include "queue_wait.h"
-#include "reservations.h"
+#include "serving/endpoints.h"
+#include "families/accounting/fairshare.h"
+#include "serving/family_registry.h"
+#include "model/finished_jobs.h"
+#include "families/accounting/licenses.h"
+#include "families/soperator/node_history.h"
+#include "families/accounting/qos.h"
+#include "families/ours/queue_wait.h"
+#include "families/accounting/reservations.h"
 #include "source.h"
 
 namespace sm {

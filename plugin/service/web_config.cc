@@ -8,7 +8,7 @@
 #include <new>
 #include <set>
 
-#include "exporter_config.h"
+#include "config/exporter_config.h"
 
 namespace sm {
 namespace {

@@ -17,8 +17,8 @@
 #include <cstring>
 #include <random>
 
-#include "ascii.h"
-#include "log.h"
+#include "base/ascii.h"
+#include "base/log.h"
 
 namespace sm {
 namespace {

@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "accounting_snapshot.h"
+#include "model/accounting_snapshot.h"
 #include "adapter.h"
 #include "adapter_util.h"
 

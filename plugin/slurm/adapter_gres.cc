@@ -12,7 +12,7 @@
 #include <cstdint>
 
 #include "adapter_accounting.h"
-#include "node_gres.h"
+#include "families/accounting/node_gres.h"
 
 namespace sm::slurm {
 namespace {

@@ -12,7 +12,7 @@
 #include "adapter_accounting.h"
 #include "adapter_util.h"
 #include "job_list_walk.h"
-#include "stdio_path.h"
+#include "families/soperator/stdio_path.h"
 
 namespace sm::slurm {
 namespace {

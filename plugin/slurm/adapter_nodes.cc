@@ -8,7 +8,7 @@
 #include "adapter_accounting.h"
 #include "adapter_util.h"
 #include "mixed_rule.h"
-#include "node_gres.h"
+#include "families/accounting/node_gres.h"
 
 namespace sm::slurm {
 namespace {

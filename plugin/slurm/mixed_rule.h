@@ -9,7 +9,7 @@
 #include <cstdint>
 
 #include "slurm_api.h"
-#include "snapshot.h"
+#include "model/snapshot.h"
 
 namespace sm::slurm {
 

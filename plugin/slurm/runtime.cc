@@ -6,8 +6,8 @@
 #include <mutex>
 
 #include "adapter.h"
-#include "config_file.h"
-#include "log.h"
+#include "config/config_file.h"
+#include "base/log.h"
 #include "slurm_api.h"
 
 namespace sm::slurm {

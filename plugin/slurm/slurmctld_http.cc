@@ -16,7 +16,7 @@
 #include <string>
 #include <thread>
 
-#include "log.h"
+#include "base/log.h"
 #include "runtime.h"
 #include "slurm_api.h"
 #include "slurmctld_http_abi.h"

@@ -16,9 +16,9 @@
 #include <string>
 #include <string_view>
 
-#include "exporter_config.h"
+#include "config/exporter_config.h"
 #include "fuzz_check.h"
-#include "utf8.h"
+#include "base/utf8.h"
 
 using namespace sm;
 using fuzz::Check;

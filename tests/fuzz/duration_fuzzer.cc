@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "exporter_config.h"
+#include "config/exporter_config.h"
 #include "fuzz_check.h"
 
 using sm::fuzz::Check;

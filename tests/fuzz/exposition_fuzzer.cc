@@ -8,7 +8,7 @@
 #include <cstring>
 #include <deque>
 
-#include "exposition.h"
+#include "exposition/exposition.h"
 #include "exposition_check.h"
 
 using namespace sm;

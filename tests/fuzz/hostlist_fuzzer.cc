@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "fuzz_check.h"
-#include "hostlist.h"
+#include "base/hostlist.h"
 
 using sm::fuzz::Check;
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // libFuzzer target: Accept and Accept-Encoding negotiation
-// (plugin/core/negotiation.h) on arbitrary header values. Checks
+// (plugin/core/exposition/negotiation.h) on arbitrary header values. Checks
 // consistency a scraper can rely on: appending a refusal of gzip
 // ("gzip;q=0" first) always means identity, and q-values parse into
 // 0..1000 or are refused.
@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "negotiation.h"
+#include "exposition/negotiation.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view in(reinterpret_cast<const char*>(data), size);

@@ -10,10 +10,10 @@
 
 #include <limits>
 
-#include "endpoints.h"
-#include "hostlist.h"
+#include "serving/endpoints.h"
+#include "base/hostlist.h"
 #include "exposition_check.h"
-#include "node_history.h"
+#include "families/soperator/node_history.h"
 
 using namespace sm;
 

@@ -5,7 +5,7 @@
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include "exposition_check.h"
-#include "utf8.h"
+#include "base/utf8.h"
 
 using sm::fuzz::Check;
 

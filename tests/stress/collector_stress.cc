@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "collector.h"
-#include "log.h"
+#include "base/log.h"
 
 namespace sm {
 namespace {

@@ -35,7 +35,7 @@
 #include <vector>
 
 #include "body.h"
-#include "exporter_config.h"
+#include "config/exporter_config.h"
 #include "http_listener.h"
 #include "web_security.h"
 

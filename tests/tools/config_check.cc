@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "config_file.h"
-#include "exporter_config.h"
+#include "config/config_file.h"
+#include "config/exporter_config.h"
 
 int main(int argc, char** argv) {
   if (argc != 2) {

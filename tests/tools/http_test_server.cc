@@ -19,7 +19,7 @@
 #include <string>
 
 #include "collector.h"
-#include "exporter_config.h"
+#include "config/exporter_config.h"
 #include "http_listener.h"
 #include "web_security.h"
 

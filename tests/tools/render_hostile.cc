@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <string>
 
-#include "endpoints.h"
+#include "serving/endpoints.h"
 
 int main(int argc, char** argv) {
   using namespace sm;

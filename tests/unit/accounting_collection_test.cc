@@ -9,7 +9,7 @@
 
 #include "collector.h"
 #include "exporter.h"
-#include "licenses.h"
+#include "families/accounting/licenses.h"
 #include "test_util.h"
 
 namespace sm {

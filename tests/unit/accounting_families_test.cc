@@ -7,13 +7,13 @@
 
 #include <limits>
 
-#include "fairshare.h"
-#include "licenses.h"
-#include "node_gres.h"
-#include "pending_jobs.h"
-#include "private_data.h"
-#include "qos.h"
-#include "reservations.h"
+#include "families/accounting/fairshare.h"
+#include "families/accounting/licenses.h"
+#include "families/accounting/node_gres.h"
+#include "families/accounting/pending_jobs.h"
+#include "serving/private_data.h"
+#include "families/accounting/qos.h"
+#include "families/accounting/reservations.h"
 #include "test_util.h"
 
 namespace sm {

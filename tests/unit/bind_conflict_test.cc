@@ -5,7 +5,7 @@
 // monitoring listener is then not started instead of retrying for ever.
 #include <gtest/gtest.h>
 
-#include "exporter_config.h"
+#include "config/exporter_config.h"
 
 namespace sm {
 namespace {

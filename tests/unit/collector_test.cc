@@ -17,7 +17,7 @@
 
 #include "collector.h"
 #include "exporter.h"
-#include "log.h"
+#include "base/log.h"
 #include "test_util.h"
 
 namespace sm {

@@ -8,8 +8,8 @@
 #include <fstream>
 #include <map>
 
-#include "config_file.h"
-#include "exporter_config.h"
+#include "config/config_file.h"
+#include "config/exporter_config.h"
 
 namespace sm {
 namespace {

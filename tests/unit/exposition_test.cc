@@ -6,9 +6,9 @@
 #include <limits>
 #include <string>
 
-#include "exposition.h"
-#include "number_format.h"
-#include "utf8.h"
+#include "exposition/exposition.h"
+#include "exposition/number_format.h"
+#include "base/utf8.h"
 
 namespace sm {
 namespace {

@@ -3,7 +3,7 @@
 // from it: each group declares exactly the families its function adds, a
 // body carries one family per name, and the sub-collectors DisabledFamilies
 // can switch off feed only the families the registry says.
-#include "family_registry.h"
+#include "serving/family_registry.h"
 
 #include <gtest/gtest.h>
 
@@ -11,12 +11,12 @@
 #include <set>
 #include <string>
 
-#include "fairshare.h"
-#include "licenses.h"
+#include "families/accounting/fairshare.h"
+#include "families/accounting/licenses.h"
 #include "native_sample.h"
-#include "node_gres.h"
-#include "qos.h"
-#include "reservations.h"
+#include "families/accounting/node_gres.h"
+#include "families/accounting/qos.h"
+#include "families/accounting/reservations.h"
 #include "sub_collectors.h"
 #include "test_util.h"
 

@@ -10,8 +10,8 @@
 #include <string>
 
 #include "collector.h"
-#include "finished_jobs.h"
-#include "soperator_jobs.h"
+#include "model/finished_jobs.h"
+#include "families/soperator/soperator_jobs.h"
 #include "test_util.h"
 
 namespace sm {

@@ -3,7 +3,7 @@
 // limits): an IPv4 address exactly, an IPv6 address by its /64.
 #include <gtest/gtest.h>
 
-#include "cidr.h"
+#include "config/cidr.h"
 #include "http_listener.h"
 
 namespace sm {

@@ -5,11 +5,11 @@
 // TRES; Slurm's TRES-based count only with NativeValues=yes.
 #include <gtest/gtest.h>
 
-#include "job_gpus.h"
-#include "native_jobs.h"
-#include "native_partitions.h"
+#include "families/ours/job_gpus.h"
+#include "families/native/native_jobs.h"
+#include "families/native/native_partitions.h"
 #include "native_sample.h"
-#include "native_users_accounts.h"
+#include "families/native/native_users_accounts.h"
 #include "test_util.h"
 
 namespace sm {

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Slurm's /metrics/nodes families: the real 26.05.3 response reproduced
 // from the sample cluster, and our corrected defaults.
-#include "native_nodes.h"
+#include "families/native/native_nodes.h"
 
 #include <gtest/gtest.h>
 
 #include "native_sample.h"
-#include "node_history.h"
+#include "families/soperator/node_history.h"
 #include "test_util.h"
 
 namespace sm {

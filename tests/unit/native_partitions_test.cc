@@ -2,12 +2,12 @@
 // Slurm's /metrics/partitions families: the real 26.05.3 response
 // reproduced from the sample cluster, Slurm's partition rules, and our
 // corrected defaults (no uint16 wraparound, bytes).
-#include "native_partitions.h"
+#include "families/native/native_partitions.h"
 
 #include <gtest/gtest.h>
 
 #include "native_sample.h"
-#include "node_history.h"
+#include "families/soperator/node_history.h"
 #include "test_util.h"
 
 namespace sm {

@@ -21,8 +21,8 @@
 #include <string_view>
 #include <vector>
 
-#include "endpoints.h"
-#include "snapshot.h"
+#include "serving/endpoints.h"
+#include "model/snapshot.h"
 
 namespace sm::testing {
 

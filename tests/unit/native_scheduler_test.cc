@@ -2,12 +2,12 @@
 // Slurm's /metrics/scheduler families: the real 26.05.3 response
 // reproduced from the sample's sdiag, and our corrected defaults
 // (counters, no 32-bit truncation of schedule_cycle_tot).
-#include "native_scheduler.h"
+#include "families/native/native_scheduler.h"
 
 #include <gtest/gtest.h>
 
 #include "native_sample.h"
-#include "node_history.h"
+#include "families/soperator/node_history.h"
 #include "test_util.h"
 
 namespace sm {

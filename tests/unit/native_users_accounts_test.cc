@@ -2,12 +2,12 @@
 // Slurm's /metrics/jobs-users-accts families: the real 26.05.3 response
 // reproduced from the sample cluster, keys and labels, and our corrected
 // defaults (bytes, no 32-bit truncation).
-#include "native_users_accounts.h"
+#include "families/native/native_users_accounts.h"
 
 #include <gtest/gtest.h>
 
 #include "native_sample.h"
-#include "node_history.h"
+#include "families/soperator/node_history.h"
 #include "test_util.h"
 
 namespace sm {

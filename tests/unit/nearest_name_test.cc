@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "nearest_name.h"
+#include "config/nearest_name.h"
 
 #include <gtest/gtest.h>
 

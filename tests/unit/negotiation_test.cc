@@ -3,7 +3,7 @@
 // the cases a hostile-client review found answered wrongly.
 #include <gtest/gtest.h>
 
-#include "negotiation.h"
+#include "exposition/negotiation.h"
 
 namespace sm {
 namespace {

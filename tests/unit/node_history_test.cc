@@ -2,7 +2,7 @@
 // Soperator's stateful node families across collections (spec section 7).
 #include <gtest/gtest.h>
 
-#include "node_history.h"
+#include "families/soperator/node_history.h"
 #include "test_util.h"
 
 namespace sm {

@@ -2,8 +2,8 @@
 // TRES and host-list parsing against the spec's verified tables (4 and 5).
 #include <gtest/gtest.h>
 
-#include "hostlist.h"
-#include "tres.h"
+#include "base/hostlist.h"
+#include "model/tres.h"
 
 namespace sm {
 namespace {

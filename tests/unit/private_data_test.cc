@@ -3,11 +3,11 @@
 // hide a kind of information builds none of the families that reveal it.
 #include <gtest/gtest.h>
 
-#include "endpoints.h"
-#include "exposition.h"
-#include "private_data.h"
-#include "queue_wait.h"
-#include "self_monitoring.h"
+#include "serving/endpoints.h"
+#include "exposition/exposition.h"
+#include "serving/private_data.h"
+#include "families/ours/queue_wait.h"
+#include "families/soperator/self_monitoring.h"
 #include "test_util.h"
 
 #include <map>
@@ -165,7 +165,7 @@ TEST(PrivateData, EveryLabelOfEveryFamilyIsClassified) {
     for (const std::string& label : labels) {
       EXPECT_NE(FindLabelClass(family, label), nullptr)
           << family << "{" << label << "}: the label is not in LabelClasses() "
-          << "(plugin/core/private_data.cc); say what it reveals under PrivateData";
+          << "(plugin/core/serving/private_data.cc); say what it reveals under PrivateData";
     }
   }
 }

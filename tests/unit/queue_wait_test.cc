@@ -3,7 +3,7 @@
 // collections.
 #include <gtest/gtest.h>
 
-#include "queue_wait.h"
+#include "families/ours/queue_wait.h"
 #include "test_util.h"
 
 namespace sm {

@@ -2,7 +2,7 @@
 // Self-monitoring families (spec section 9).
 #include <gtest/gtest.h>
 
-#include "self_monitoring.h"
+#include "families/soperator/self_monitoring.h"
 #include "test_util.h"
 
 namespace sm {

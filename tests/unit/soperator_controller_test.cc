@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "shim_case_families.h"
-#include "soperator_controller.h"
+#include "families/soperator/soperator_controller.h"
 #include "test_util.h"
 
 namespace sm {

@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "shim_case_families.h"
-#include "soperator_jobs.h"
+#include "families/soperator/soperator_jobs.h"
 #include "test_util.h"
 
 namespace sm {

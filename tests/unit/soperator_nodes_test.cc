@@ -5,9 +5,9 @@
 // here on the core and there through the real plugin.
 #include <gtest/gtest.h>
 
-#include "node_state.h"
+#include "model/node_state.h"
 #include "shim_case_families.h"
-#include "soperator_nodes.h"
+#include "families/soperator/soperator_nodes.h"
 #include "test_util.h"
 
 namespace sm {

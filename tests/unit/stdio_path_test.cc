@@ -2,7 +2,7 @@
 // Expected values follow src/api/job_info.c of each release.
 #include <gtest/gtest.h>
 
-#include "stdio_path.h"
+#include "families/soperator/stdio_path.h"
 
 namespace sm {
 namespace {

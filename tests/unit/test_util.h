@@ -8,9 +8,9 @@
 #include <string_view>
 #include <vector>
 
-#include "exposition.h"
-#include "self_monitoring.h"
-#include "snapshot.h"
+#include "exposition/exposition.h"
+#include "families/soperator/self_monitoring.h"
+#include "model/snapshot.h"
 
 namespace sm::testing {
 

@@ -40,8 +40,8 @@
 #include "body.h"
 #include "http_listener.h"
 #include "http_parser.h"
-#include "log.h"
-#include "negotiation.h"
+#include "base/log.h"
+#include "exposition/negotiation.h"
 #include "thread_util.h"
 #include "web_security.h"
 

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The exposition model (families of labelled series) and its two encoders.
+// Byte layout follows client_golang's expfmt, because Soperator serves
+// exactly that: families sorted by name, label pairs sorted by name, series
+// sorted by their label values, Go shortest floats.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <initializer_list>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "base/arena.h"
+#include "serving/private_data.h"
+
+namespace sm {
+
+enum class MetricType : uint8_t { kGauge, kCounter, kHistogram };
+
+enum class Format : uint8_t { kText, kOpenMetrics };
+
+// A family's label names, in declaration order. Fixed capacity, so that a
+// FamilyDef has no destructor: definitions are namespace-scope constants
+// that the render thread reads, and exit() runs static destructors while
+// it may still be rendering (Slurm exits without calling our fini()).
+class LabelNames {
+ public:
+  static constexpr size_t kCapacity = 32;  // slurm_node_info has 23
+  constexpr LabelNames() = default;
+  constexpr LabelNames(std::initializer_list<std::string_view> names) {
+    for (std::string_view n : names) push_back(n);
+  }
+  constexpr void push_back(std::string_view name) {
+    if (size_ == kCapacity) throw std::length_error("too many label names");
+    names_[size_++] = name;
+  }
+  constexpr size_t size() const { return size_; }
+  constexpr bool empty() const { return size_ == 0; }
+  constexpr std::string_view operator[](size_t i) const { return names_[i]; }
+  constexpr const std::string_view* begin() const { return names_.data(); }
+  constexpr const std::string_view* end() const { return names_.data() + size_; }
+
+ private:
+  std::array<std::string_view, kCapacity> names_{};
+  size_t size_ = 0;
+};
+
+// Static description of a family. The encoders print labels sorted by name.
+struct FamilyDef {
+  std::string_view name;
+  std::string_view help;
+  MetricType type;
+  LabelNames labels;
+  std::span<const double> buckets = {};  // histogram upper bounds, ascending
+  // What the series reveal beyond what their label names say (see
+  // Reveals() in private_data.h), e.g. private_data::kUsage.
+  PrivateData reveals = 0;
+};
+static_assert(std::is_trivially_destructible_v<FamilyDef>,
+              "a FamilyDef must survive exit() (see LabelNames)");
+
+// A histogram's state as exported: per-bucket (non-cumulative) counts for
+// each bound in FamilyDef::buckets, plus the overflow, sum and count.
+struct HistogramValue {
+  std::vector<uint64_t> bucket_counts;  // size == buckets.size()
+  uint64_t count = 0;
+  double sum = 0;
+
+  // Counts `v` against `buckets` (the family's FamilyDef::buckets).
+  void Observe(std::span<const double> buckets, double v);
+};
+
+class Family {
+ public:
+  explicit Family(const FamilyDef& def) : def_(&def) {}
+
+  // `values` follow def().labels order. The views must outlive the
+  // MetricSet (point into a snapshot or into the MetricSet's arena).
+  void Add(std::initializer_list<std::string_view> values, double value) {
+    Add(std::span<const std::string_view>(values.begin(), values.size()),
+        value);
+  }
+  void Add(std::span<const std::string_view> values, double value);
+  void AddHistogram(std::span<const std::string_view> values,
+                    const HistogramValue* h);
+
+  const FamilyDef& def() const { return *def_; }
+  size_t size() const { return numbers_.size(); }
+  bool empty() const { return numbers_.empty(); }
+  // False for a family the operator disabled: Add() stores nothing, and a
+  // builder skips whatever work only this family's rows need.
+  bool enabled() const { return enabled_; }
+
+ private:
+  friend class MetricSet;
+  const FamilyDef* def_;
+  bool enabled_ = true;
+  Rows<std::string_view> values_;  // size() * labels, row-major
+  Rows<double> numbers_;
+  Rows<const HistogramValue*> histograms_;  // parallel, or empty
+  Rows<uint32_t> order_;  // sorted, de-duplicated rows (after Seal)
+};
+
+struct WriteStats {
+  uint64_t series = 0;              // a histogram series counts once
+  uint64_t duplicates_dropped = 0;  // identical label sets in a family
+  uint64_t utf8_repaired = 0;       // label values with invalid UTF-8
+  uint64_t labels_truncated = 0;    // label values over kMaxLabelValueBytes
+  uint64_t families_refused = 0;    // an OpenMetrics name already taken
+};
+
+// Longest label value written, in bytes; a longer one is cut (at a UTF-8
+// code point) so that, marker included, it is exactly this long or less.
+inline constexpr size_t kMaxLabelValueBytes = 4096;
+inline constexpr std::string_view kTruncatedMarker = "...[truncated]";
+
+// The families of one endpoint. Add, then Seal once (repairs and truncates
+// label values, sorts, de-duplicates, refuses a family whose OpenMetrics
+// name another already has), then Write in any format any number of times.
+class MetricSet {
+ public:
+  // Families named here are accepted by Add but never built: their rows
+  // are not stored (operators switch off high-cardinality families such as
+  // slurm_node_job).
+  // Families named in `disabled`, and families that reveal any of
+  // `hidden` (PrivateData for a scraper that did not authenticate), are
+  // accepted by Add but never built or written.
+  explicit MetricSet(const std::vector<std::string>* disabled = nullptr,
+                     PrivateData hidden = 0)
+      : disabled_(disabled), hidden_(hidden) {}
+
+  Family& Add(const FamilyDef& def);
+  Arena& arena() { return arena_; }
+  // The name of every family Add was given, disabled ones too, sorted and
+  // once each: what tests hold the family registry to.
+  std::vector<std::string_view> AddedNames() const;
+
+  void Seal();
+  void Write(Format format, std::string& out) const;
+  const WriteStats& stats() const { return stats_; }
+
+ private:
+  void WriteFamilyGroup(Format format, std::span<const Family* const> group,
+                        std::string& out) const;
+  const std::vector<std::string>* disabled_;
+  PrivateData hidden_;
+  Arena arena_;
+  std::deque<Family> families_;
+  std::deque<Family> discarded_;
+  std::vector<const Family*> sorted_;
+  WriteStats stats_;
+  bool sealed_ = false;
+};
+
+// Content types as client_golang v1.23 announces them.
+inline constexpr std::string_view kTextContentType =
+    "text/plain; version=0.0.4; charset=utf-8; escaping=underscores";
+inline constexpr std::string_view kOpenMetricsContentType =
+    "application/openmetrics-text; version=1.0.0; charset=utf-8; "
+    "escaping=underscores";
+
+}  // namespace sm

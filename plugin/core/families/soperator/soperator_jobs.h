@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Soperator's per-job families (Soperator exporter spec, sections 6.3 and 8):
+// slurm_job_info, cpus,
+// memory, duration and the job-to-node edges.
+#pragma once
+
+#include <cstdint>
+
+#include <span>
+
+#include "exposition/exposition.h"
+#include "model/finished_jobs.h"
+#include "model/snapshot.h"
+
+namespace sm {
+
+// `now` (unix seconds) is when durations of unfinished jobs end. Soperator
+// takes it at scrape time; we take it when the body is rendered.
+std::span<const FamilyDef* const> SoperatorJobFamilies();
+
+// `accounting` (JobSource=accounting; null with JobSource=controller):
+// serves the jobs as Soperator's accounting source does, finished ones for
+// the lookback even after slurmctld purged them (docs/configuration.md,
+// "Finished jobs").
+void AddSoperatorJobFamilies(MetricSet& set, const JobSnapshot& jobs,
+                             int64_t now,
+                             const FinishedJobsView* accounting = nullptr);
+
+std::string_view JobBaseName(JobBase base);
+
+// A job's node list as Soperator reads it: trimmed, and "None assigned" or
+// "(null)" (what clients print for a job without nodes) mean none.
+std::string_view AssignedNodeList(std::string_view nodes);
+
+}  // namespace sm

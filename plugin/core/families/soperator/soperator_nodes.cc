@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "families/soperator/soperator_nodes.h"
+
+#include <algorithm>
+#include <array>
+#include <optional>
+
+#include "model/node_state.h"
+#include "model/tres.h"
+#include "base/utf8.h"
+
+namespace sm {
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+// Soperator trims reservation names so one long name cannot blow label
+// limits downstream.
+constexpr size_t kReservationNameMaxRunes = 50;
+
+const FamilyDef kNodeInfo{
+    "slurm_node_info",
+    "Slurm node info",
+    MetricType::kGauge,
+    {"node_name", "instance_id", "state_base", "state_is_drain",
+     "state_is_maintenance", "state_is_reserved", "state_is_completing",
+     "state_is_fail", "state_is_planned", "state_is_not_responding",
+     "state_is_invalid", "state_is_cloud", "state_is_power_down",
+     "state_is_power_drain", "state_is_powered_down",
+     "state_is_powering_down", "state_is_powering_up", "state_is_power_up",
+     "is_unavailable", "reservation_name", "address", "reason", "comment"}};
+const FamilyDef kCpusTotal{"slurm_node_cpus_total", "Total CPUs on the node",
+                           MetricType::kGauge, {"node_name"}};
+const FamilyDef kCpusAllocated{"slurm_node_cpus_allocated",
+                               "CPUs allocated on the node",
+                               MetricType::kGauge, {"node_name"}};
+const FamilyDef kCpusIdle{"slurm_node_cpus_idle", "Idle CPUs on the node",
+                          MetricType::kGauge, {"node_name"}};
+const FamilyDef kCpusEffective{"slurm_node_cpus_effective",
+                               "Effective CPUs on the node",
+                               MetricType::kGauge, {"node_name"}};
+const FamilyDef kMemoryTotal{"slurm_node_memory_total_bytes",
+                             "Total memory on the node in bytes",
+                             MetricType::kGauge, {"node_name"}};
+const FamilyDef kMemoryAllocated{"slurm_node_memory_allocated_bytes",
+                                 "Allocated memory on the node in bytes",
+                                 MetricType::kGauge, {"node_name"}};
+const FamilyDef kMemoryFree{"slurm_node_memory_free_bytes",
+                            "Free memory on the node in bytes",
+                            MetricType::kGauge, {"node_name"}};
+const FamilyDef kMemoryEffective{"slurm_node_memory_effective_bytes",
+                                 "Effective memory on the node in bytes",
+                                 MetricType::kGauge, {"node_name"}};
+const FamilyDef kPartition{"slurm_node_partition",
+                           "Slurm node partition mapping", MetricType::kGauge,
+                           {"node_name", "partition"}};
+// Needs a node-to-NVLink-group mapping, which slurmctld does not have
+// (Soperator reads Kubernetes node labels); defined so the name is
+// reserved, never emitted.
+[[maybe_unused]] const FamilyDef kNvlinkGroup{
+    "slurm_node_nvlink_instance_group",
+    "Mapping between Slurm nodes and NVLink instance groups",
+    MetricType::kGauge,
+    {"node_name", "instance_id", "nvlink_instance_group", "nodeset_name"}};
+
+// A family to fill, or a sink that keeps nothing when `skip` names it.
+class Target {
+ public:
+  Target(MetricSet& set, const FamilyDef& def,
+         std::span<const std::string_view> skip)
+      : family_(std::find(skip.begin(), skip.end(), def.name) == skip.end()
+                    ? &set.Add(def)
+                    : nullptr) {}
+  void Add(std::initializer_list<std::string_view> values, double value) {
+    if (family_) family_->Add(values, value);
+  }
+  void Add(std::span<const std::string_view> values, double value) {
+    if (family_) family_->Add(values, value);
+  }
+ private:
+  Family* family_;
+};
+
+void AddInfo(Target& f, const Node& n) {
+  using namespace node_flag;
+  const NodeState& s = n.state;
+  f.Add({n.name, n.instance_id, NodeBaseName(s.base),
+         TrueFalse(s.has(kDrain)), TrueFalse(s.has(kMaintenance)),
+         TrueFalse(s.has(kReserved)), TrueEmpty(s.has(kCompleting)),
+         TrueEmpty(s.has(kFail)), TrueEmpty(s.has(kPlanned)),
+         TrueEmpty(s.has(kNotResponding)), TrueEmpty(s.has(kInvalid)),
+         TrueEmpty(s.has(kCloud)), TrueEmpty(s.has(kPowerDown)),
+         TrueEmpty(s.has(kPowerDrain)), TrueEmpty(s.has(kPoweredDown)),
+         TrueEmpty(s.has(kPoweringDown)), TrueEmpty(s.has(kPoweringUp)),
+         TrueEmpty(s.has(kPowerUp)), TrueEmpty(IsUnavailable(s)),
+         TruncateCodePoints(n.reservation, kReservationNameMaxRunes),
+         n.address, n.reason, n.comment},
+        1);
+}
+
+// Every family of this file, in the order they are added.
+const FamilyDef* const kFamilies[] = {
+    &kNodeInfo,     &kCpusTotal,       &kCpusAllocated, &kCpusIdle,
+    &kCpusEffective, &kMemoryTotal,    &kMemoryAllocated, &kMemoryFree,
+    &kMemoryEffective, &kPartition};
+
+}  // namespace
+
+std::span<const FamilyDef* const> SoperatorNodeFamilies() { return kFamilies; }
+
+void AddSoperatorNodeFamilies(MetricSet& set, const NodeSnapshot& snap,
+                              std::span<const std::string_view> skip) {
+  Target info(set, kNodeInfo, skip);
+  Target cpus_total(set, kCpusTotal, skip);
+  Target cpus_allocated(set, kCpusAllocated, skip);
+  Target cpus_idle(set, kCpusIdle, skip);
+  Target cpus_effective(set, kCpusEffective, skip);
+  Target mem_total(set, kMemoryTotal, skip);
+  Target mem_allocated(set, kMemoryAllocated, skip);
+  Target mem_free(set, kMemoryFree, skip);
+  Target mem_effective(set, kMemoryEffective, skip);
+  Target partition(set, kPartition, skip);
+
+  for (const Node& n : snap.nodes) {
+    const std::string_view name[] = {n.name};
+    // The configured TRES is the fallback for CPU and memory totals.
+    std::optional<Tres> tres;
+    bool tres_parsed = false;
+    auto fallback = [&]() -> const std::optional<Tres>& {
+      if (!tres_parsed) tres = ParseTres(n.tres);
+      tres_parsed = true;
+      return tres;
+    };
+
+    AddInfo(info, n);
+    if (n.cpus) {
+      cpus_total.Add(name, *n.cpus);
+    } else if (fallback() && fallback()->cpus > 0) {
+      cpus_total.Add(name, fallback()->cpus);
+    }
+    if (n.alloc_cpus) cpus_allocated.Add(name, *n.alloc_cpus);
+    if (n.alloc_idle_cpus) cpus_idle.Add(name, *n.alloc_idle_cpus);
+    if (n.effective_cpus) cpus_effective.Add(name, *n.effective_cpus);
+    if (n.real_memory_mb) {
+      mem_total.Add(name, *n.real_memory_mb * kMiB);
+    } else if (fallback() && fallback()->memory_bytes > 0) {
+      mem_total.Add(name, fallback()->memory_bytes);
+    }
+    if (n.alloc_memory_mb) mem_allocated.Add(name, *n.alloc_memory_mb * kMiB);
+    if (n.free_memory_mb) mem_free.Add(name, *n.free_memory_mb * kMiB);
+    if (n.real_memory_mb) {
+      const int64_t effective = std::max<int64_t>(
+          0, *n.real_memory_mb - n.specialized_memory_mb.value_or(0));
+      mem_effective.Add(name, effective * kMiB);
+    } else if (fallback() && fallback()->memory_bytes > 0) {
+      mem_effective.Add(name, fallback()->memory_bytes);  // no spec. memory
+    }
+    for (std::string_view p : n.partitions) partition.Add({n.name, p}, 1);
+  }
+}
+
+}  // namespace sm
