@@ -24,7 +24,6 @@
 #include "generate_parts.h"
 #include "input.h"
 #include "slurm_json.h"
-#include "vocabulary.h"
 
 namespace shim {
 namespace {
@@ -491,7 +490,7 @@ DiagIn Diag(Gen& g) {
       "REQUEST_KILL_JOB", "REQUEST_CANCEL_JOB_STEP", "REQUEST_JOB_USER_INFO",
       "REQUEST_FED_INFO", "REQUEST_NODE_INFO_SINGLE", "REQUEST_COMPLETE_PROLOG",
       "REQUEST_JOB_READY", "REQUEST_UPDATE_JOB", "REQUEST_RESERVATION_INFO"};
-  const auto known = KnownRpcs();
+  const auto& known = g.opt.known_rpcs;
   std::vector<std::pair<uint16_t, std::string>> chosen;
   for (const char* name : kCommon)
     for (const auto& k : known)

@@ -24,6 +24,10 @@ struct GenerateOptions {
   uint64_t seed = 1;
   int64_t now = 1800000000;  // the dumps' "now"
   std::string out;
+  // The RPC types of the Slurm release the shim is built for (KnownRpcs(),
+  // vocabulary.h), which sdiag's per-type statistics name. Given by the
+  // caller, so that the generator needs no Slurm header (shim/meson.build).
+  std::vector<std::pair<uint16_t, std::string>> known_rpcs;
 };
 
 // The synthetic cluster: nodes, jobs, sdiag statistics, associations, QoS,

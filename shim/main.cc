@@ -385,7 +385,9 @@ int Dispatch(const Args& a) {
   if (a.command == "generate") {
     if (!a.gen_out_set) Usage("generate needs --out DIR");
     if (a.gen.nodes <= 0) Usage("generate needs --nodes N");
-    Generate(a.gen);
+    GenerateOptions options = a.gen;
+    options.known_rpcs = KnownRpcs();
+    Generate(options);
     return 0;
   }
   if (a.command == "version" || a.command == "--version") {
