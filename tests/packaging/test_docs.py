@@ -5,7 +5,7 @@ needed:
 
 - README's quick start is docs/install.md's, command for command, and the
   scripts it runs exist;
-- every configuration key the plugin knows (plugin/core/exporter_config.cc)
+- every configuration key the plugin knows (plugin/core/config/exporter_config.cc)
   is in docs/configuration.md with its environment variable and in the
   example packaging/soperator_metrics.conf with the documented default; no
   other key is; every Soperator option we ignore is documented as such;
@@ -69,7 +69,7 @@ def quick_start():
 
 
 def config_keys():
-    src = read("plugin", "core", "exporter_config.cc")
+    src = read("plugin", "core", "config", "exporter_config.cc")
     options = re.findall(r'\{"([A-Za-z]+)", (?:"(SLURM_EXPORTER_[A-Z_]+)"|nullptr),', src)
     check(len(options) >= 10, f"found only {len(options)} options in exporter_config.cc")
     out_of_process = re.findall(r'"([A-Za-z]+)"', src.split("kOutOfProcessKeys[] = {", 1)[1].split("};")[0])
@@ -103,7 +103,7 @@ def config_keys():
     for key in out_of_process:
         check(f"`{key}`" in doc, f"configuration.md does not mention ignored option {key}")
     # Defaults in the code, where they are literals.
-    header = read("plugin", "core", "exporter_config.h")
+    header = read("plugin", "core", "config", "exporter_config.h")
     for field, key in (("metrics_bind_address", "MetricsBindAddress"),
                        ("monitoring_bind_address", "MonitoringBindAddress"),
                        ("cluster_namespace", "ClusterNamespace"),
