@@ -75,9 +75,9 @@ build_deps=(build-essential autoconf automake pkg-config libmunge-dev libreadlin
 # defaults (munge, pam, x11), with one switched off: --without debug, so
 # configure leaves out its -O1 -ggdb3 (as SchedMD's debian/rules does) and
 # the optflags below hold. With -O0 and no debug information Slurm
-# compiles in well under half the time on 2 cores; what the test installs and loads is the packaging
-# (names, files, paths, dependencies), not the compiler's optimisation of
-# Slurm's code (docs/testing.md, "What each stage costs in CI").
+# compiles in well under half the time on 2 cores; what the test installs
+# and loads is the packaging (names, files, paths, dependencies), not the
+# compiler's optimisation of Slurm's code (docs/testing.md, "What each stage costs in CI").
 spec_options=(--without debug)
 # rpmbuild defines: only where rpmbuild puts things, and one the spec
 # offers for Debian's perl: slurm.spec expects the perlapi man pages where
