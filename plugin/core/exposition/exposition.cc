@@ -98,6 +98,19 @@ struct SeriesWriter {
   }
 };
 
+// The family `name` of an earlier body (its families are sorted by name).
+const WrittenFamily* FindWritten(const EarlierBody& earlier, std::string_view name) {
+  const auto it = std::lower_bound(
+      earlier.families.begin(), earlier.families.end(), name,
+      [](const WrittenFamily& w, std::string_view n) { return w.name < n; });
+  if (it == earlier.families.end() || it->name != name) return nullptr;
+  // A record that does not fit the text would be a caller's bug: write.
+  if (it->offset > earlier.text.size() ||
+      it->length > earlier.text.size() - it->offset)
+    return nullptr;
+  return &*it;
+}
+
 }  // namespace
 
 void HistogramValue::Observe(std::span<const double> buckets, double v) {
@@ -145,62 +158,26 @@ std::vector<std::string_view> MetricSet::AddedNames() const {
   return names;
 }
 
-void MetricSet::Seal() {
+void MetricSet::Seal() { SealWith({}, false); }
+
+void MetricSet::SealReusing(std::span<const EarlierBody* const> earlier) {
+  SealWith(earlier, true);
+}
+
+void MetricSet::SealWith(std::span<const EarlierBody* const> earlier,
+                         bool fingerprint) {
   if (sealed_) return;
   sealed_ = true;
-  for (Family& f : families_) {
-    const size_t width = f.def().labels.size();
-    // Repair invalid UTF-8 before sorting so that two values that repair
-    // to the same text are caught as duplicates.
-    for (std::string_view& v : f.values_) {
-      if (!IsValidUtf8(v)) {
-        std::string repaired;
-        AppendRepairedUtf8(repaired, v);
-        v = arena_.Store(repaired);
-        ++stats_.utf8_repaired;
-      }
-      // A user's job name or a node's reason can be any size; a label a
-      // few KiB long already breaks dashboards, a 100 KB one costs every
-      // render and every Prometheus sample.
-      if (v.size() > kMaxLabelValueBytes) {
-        v = TruncatedLabel(v, arena_);
-        ++stats_.labels_truncated;
-      }
-    }
-    const std::vector<uint32_t> label_order = SortedLabelOrder(f.def());
-    auto row = [&](uint32_t i) { return f.values_.data() + i * width; };
-    auto compare = [&](uint32_t a, uint32_t b) {
-      for (uint32_t li : label_order) {
-        const int c = row(a)[li].compare(row(b)[li]);
-        if (c != 0) return c;
-      }
-      return 0;
-    };
-    f.order_.resize(f.size());
-    std::iota(f.order_.begin(), f.order_.end(), 0);
-    // Stable: of two identical label sets the first added is kept.
-    std::stable_sort(f.order_.begin(), f.order_.end(),
-                     [&](uint32_t a, uint32_t b) { return compare(a, b) < 0; });
-    // client_golang fails the whole scrape (HTTP 500) on a duplicate
-    // series; we keep the first and count the rest.
-    auto last = std::unique(f.order_.begin(), f.order_.end(),
-                            [&](uint32_t a, uint32_t b) {
-                              return compare(a, b) == 0;
-                            });
-    stats_.duplicates_dropped += f.order_.end() - last;
-    f.order_.erase(last, f.order_.end());
-    stats_.series += f.order_.size();
-  }
+  fingerprinted_ = fingerprint;
   // Two families whose names differ but whose OpenMetrics names are the
   // same (a gauge x_seconds and a counter x_seconds_total) would make the
   // OpenMetrics body invalid: the first registered is kept, the other
   // refused, counted and logged once per process (it is our bug).
   std::map<std::string_view, std::string_view> om_names;  // om name -> name
-  for (const Family& f : families_) {
-    if (f.order_.empty()) continue;
+  for (Family& f : families_) {
+    if (f.empty()) continue;
     const auto [it, fresh] = om_names.emplace(OpenMetricsName(f.def()), f.def().name);
     if (!fresh && it->second != f.def().name) {
-      stats_.series -= f.order_.size();
       ++stats_.families_refused;
       static std::atomic<bool> logged{false};  // trivially destructible
       if (!logged.exchange(true))
@@ -216,24 +193,150 @@ void MetricSet::Seal() {
                    [](const Family* a, const Family* b) {
                      return a->def().name < b->def().name;
                    });
+  for (size_t i = 0; i < sorted_.size();) {
+    NameGroup g;
+    g.begin = i;
+    g.end = i + 1;
+    while (g.end < sorted_.size() && sorted_[g.end]->def().name == sorted_[i]->def().name)
+      ++g.end;
+    i = g.end;
+    if (fingerprint) g.input = RowsFingerprint(Members(g));
+    // Rows as added equal to those an earlier body of every format to be
+    // written was made from: its bytes will be copied, so the families are
+    // left as added (sealed only if a Write finds no copy after all).
+    const WrittenFamily* same = nullptr;
+    for (const EarlierBody* e : earlier) {
+      const WrittenFamily* w = e ? FindWritten(*e, sorted_[g.begin]->def().name) : nullptr;
+      same = w && w->input == g.input ? w : nullptr;
+      if (!same) break;
+    }
+    if (same) {
+      g.counts = same->counts;
+    } else {
+      SealGroup(g);
+    }
+    Count(g.counts);
+    groups_.push_back(g);
+  }
 }
 
-void MetricSet::Write(Format format, std::string& out) const {
-  for (size_t i = 0; i < sorted_.size();) {
-    size_t j = i + 1;
-    while (j < sorted_.size() && sorted_[j]->def().name == sorted_[i]->def().name)
-      ++j;
-    WriteFamilyGroup(format, std::span(sorted_).subspan(i, j - i), out);
-    i = j;
+std::span<Family* const> MetricSet::Members(const NameGroup& g) const {
+  return std::span<Family* const>(sorted_).subspan(g.begin, g.end - g.begin);
+}
+
+void MetricSet::Count(const WriteStats& c) {
+  stats_.series += c.series;
+  stats_.duplicates_dropped += c.duplicates_dropped;
+  stats_.utf8_repaired += c.utf8_repaired;
+  stats_.labels_truncated += c.labels_truncated;
+}
+
+void MetricSet::SealGroup(NameGroup& g) const {
+  g.counts = {};
+  for (Family* f : Members(g)) SealFamily(*f, g.counts);
+  g.sealed = true;
+}
+
+// Repairs and truncates label values, sorts the rows, drops duplicates.
+void MetricSet::SealFamily(Family& f, WriteStats& counts) const {
+  const size_t width = f.def().labels.size();
+  // Repair invalid UTF-8 before sorting so that two values that repair
+  // to the same text are caught as duplicates.
+  for (std::string_view& v : f.values_) {
+    if (!IsValidUtf8(v)) {
+      std::string repaired;
+      AppendRepairedUtf8(repaired, v);
+      v = arena_.Store(repaired);
+      ++counts.utf8_repaired;
+    }
+    // A user's job name or a node's reason can be any size; a label a
+    // few KiB long already breaks dashboards, a 100 KB one costs every
+    // render and every Prometheus sample.
+    if (v.size() > kMaxLabelValueBytes) {
+      v = TruncatedLabel(v, arena_);
+      ++counts.labels_truncated;
+    }
+  }
+  const std::vector<uint32_t> label_order = SortedLabelOrder(f.def());
+  auto row = [&](uint32_t i) { return f.values_.data() + i * width; };
+  auto compare = [&](uint32_t a, uint32_t b) {
+    for (uint32_t li : label_order) {
+      const int c = row(a)[li].compare(row(b)[li]);
+      if (c != 0) return c;
+    }
+    return 0;
+  };
+  f.order_.resize(f.size());
+  std::iota(f.order_.begin(), f.order_.end(), 0);
+  // Stable: of two identical label sets the first added is kept.
+  std::stable_sort(f.order_.begin(), f.order_.end(),
+                   [&](uint32_t a, uint32_t b) { return compare(a, b) < 0; });
+  // client_golang fails the whole scrape (HTTP 500) on a duplicate
+  // series; we keep the first and count the rest.
+  auto last = std::unique(f.order_.begin(), f.order_.end(),
+                          [&](uint32_t a, uint32_t b) { return compare(a, b) == 0; });
+  counts.duplicates_dropped += f.order_.end() - last;
+  f.order_.erase(last, f.order_.end());
+  counts.series += f.order_.size();
+}
+
+void MetricSet::Write(Format format, std::string& out,
+                      const EarlierBody* earlier,
+                      std::vector<WrittenFamily>* written) const {
+  if (written) written->clear();
+  for (NameGroup& g : groups_) {
+    WrittenFamily w;
+    w.name = sorted_[g.begin]->def().name;
+    w.input = g.input;
+    w.offset = out.size();
+    w.counts = g.counts;
+    const WrittenFamily* before =
+        fingerprinted_ && earlier ? FindWritten(*earlier, w.name) : nullptr;
+    if (before && before->input == g.input) {
+      out.append(earlier->text.substr(before->offset, before->length));
+      w.reused = true;
+    } else {
+      // Left as added by SealReusing for a copy this body did not have.
+      if (!g.sealed) SealGroup(g);
+      WriteFamilyGroup(format, Members(g), out);
+    }
+    w.length = out.size() - w.offset;
+    if (written && fingerprinted_) written->push_back(w);
   }
   if (format == Format::kOpenMetrics) out.append("# EOF\n");
+}
+
+// Everything the bytes of a name's families follow from besides the
+// format: each family's definition (its address: definitions are
+// constants of this process, and an EarlierBody never outlives it) and
+// its rows as added, before repair, sorting and de-duplication, which
+// depend on nothing else.
+Fingerprint MetricSet::RowsFingerprint(std::span<Family* const> group) {
+  FingerprintHasher h;
+  for (const Family* f : group) {
+    const FamilyDef& def = f->def();
+    h.Word(reinterpret_cast<uintptr_t>(&def));
+    h.Word(f->size());
+    for (const std::string_view& v : f->values_) h.String(v);
+    for (size_t i = 0; i < f->size(); ++i) {
+      const HistogramValue* hv = f->histograms_.empty() ? nullptr : f->histograms_[i];
+      if (!hv) {
+        h.Double(f->numbers_[i]);
+        continue;
+      }
+      h.Word(hv->count);
+      h.Double(hv->sum);
+      h.Word(hv->bucket_counts.size());
+      for (uint64_t c : hv->bucket_counts) h.Word(c);
+    }
+  }
+  return h.Finish();
 }
 
 // Families that share a name (Soperator's and Slurm's own
 // slurm_node_cpus_effective, say) are printed as one family: the first
 // one's HELP and TYPE, then every family's series.
-void MetricSet::WriteFamilyGroup(Format format,
-                                 std::span<const Family* const> group,
+void MetricSet::WriteFamilyGroup(Format format, std::span<Family* const> group,
                                  std::string& out) const {
   const FamilyDef& head = group.front()->def();
   std::string_view name = head.name;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "base/arena.h"
+#include "base/fingerprint.h"
 #include "serving/private_data.h"
 
 namespace sm {
@@ -113,12 +114,38 @@ struct WriteStats {
   uint64_t utf8_repaired = 0;       // label values with invalid UTF-8
   uint64_t labels_truncated = 0;    // label values over kMaxLabelValueBytes
   uint64_t families_refused = 0;    // an OpenMetrics name already taken
+  // Summed by the collector over a render pass: families copied from the
+  // body a new one replaces, and gzip pieces copied from its gzip form.
+  uint64_t families_reused = 0;
+  uint64_t gzip_pieces_reused = 0;
 };
 
 // Longest label value written, in bytes; a longer one is cut (at a UTF-8
 // code point) so that, marker included, it is exactly this long or less.
 inline constexpr size_t kMaxLabelValueBytes = 4096;
 inline constexpr std::string_view kTruncatedMarker = "...[truncated]";
+
+// Where one family (every family of that name: see WriteFamilyGroup) lies
+// in a written body, a fingerprint of the rows it was written from, and
+// what sealing them counted.
+struct WrittenFamily {
+  std::string_view name;  // a FamilyDef's: static storage
+  Fingerprint input;
+  size_t offset = 0, length = 0;
+  WriteStats counts;    // series, duplicates, repairs, truncations
+  bool reused = false;  // copied from the earlier body
+};
+
+// A body written earlier in the same format, with the families Write
+// recorded: a family whose rows fingerprint alike is copied from it
+// instead of written again (docs/performance.md, "Render cost that
+// follows change"). The copy is the bytes a write would give, because a
+// family's bytes depend on nothing but its rows, its definition and the
+// format.
+struct EarlierBody {
+  std::string_view text;
+  std::span<const WrittenFamily> families;  // sorted by name, as written
+};
 
 // The families of one endpoint. Add, then Seal once (repairs and truncates
 // label values, sorts, de-duplicates, refuses a family whose OpenMetrics
@@ -142,20 +169,49 @@ class MetricSet {
   std::vector<std::string_view> AddedNames() const;
 
   void Seal();
-  void Write(Format format, std::string& out) const;
+  // Seal for a render that may copy from earlier bodies (those the new
+  // ones replace, one per format to be written): also fingerprints each
+  // family's rows as added, and leaves a family as added, without counting
+  // it again, when an earlier body of every format has it with the same
+  // fingerprint (Write copies it then).
+  void SealReusing(std::span<const EarlierBody* const> earlier);
+  // Appends the body to `out`. After SealReusing: with `earlier`, families
+  // whose rows did not change are copied from it, and `written` records
+  // every family's place in `out` (a later render's EarlierBody). Not
+  // thread-safe: a family SealReusing left as added is sealed here if
+  // `earlier` has no copy of it.
+  void Write(Format format, std::string& out,
+             const EarlierBody* earlier = nullptr,
+             std::vector<WrittenFamily>* written = nullptr) const;
   const WriteStats& stats() const { return stats_; }
 
  private:
-  void WriteFamilyGroup(Format format, std::span<const Family* const> group,
+  // The families of one name, adjacent in sorted_.
+  struct NameGroup {
+    size_t begin = 0, end = 0;
+    Fingerprint input;  // RowsFingerprint, after SealReusing
+    WriteStats counts;  // what sealing them counts
+    bool sealed = false;
+  };
+  void SealWith(std::span<const EarlierBody* const> earlier, bool fingerprint);
+  std::span<Family* const> Members(const NameGroup& g) const;
+  void Count(const WriteStats& counts);
+  void SealGroup(NameGroup& g) const;
+  void SealFamily(Family& f, WriteStats& counts) const;
+  static Fingerprint RowsFingerprint(std::span<Family* const> group);
+  void WriteFamilyGroup(Format format, std::span<Family* const> group,
                         std::string& out) const;
   const std::vector<std::string>* disabled_;
   PrivateData hidden_;
-  Arena arena_;
+  // Mutable: Write seals a family SealReusing left as added.
+  mutable Arena arena_;
   std::deque<Family> families_;
   std::deque<Family> discarded_;
-  std::vector<const Family*> sorted_;
+  std::vector<Family*> sorted_;
+  mutable std::vector<NameGroup> groups_;
   WriteStats stats_;
   bool sealed_ = false;
+  bool fingerprinted_ = false;
 };
 
 // Content types as client_golang v1.23 announces them.

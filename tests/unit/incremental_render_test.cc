@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// A render that copies the families whose rows did not change
+// (MetricSet::SealReusing, Write with an EarlierBody) gives the bytes and
+// the counts of a full render, step after step of a changing cluster
+// (docs/performance.md, "Render cost that follows change").
+#include <gtest/gtest.h>
+
+#include <array>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "exposition/exposition.h"
+
+namespace sm {
+namespace {
+
+constexpr double kBuckets[] = {1, 10, 100};
+const FamilyDef kInfo{"test_job_info", "Jobs \"as\" seen\nby us", MetricType::kGauge,
+                      {"job_id", "name", "user"}};
+const FamilyDef kCpus{"test_job_cpus", "CPUs", MetricType::kGauge, {"job_id"}};
+const FamilyDef kRuns{"test_runs_total", "Runs", MetricType::kCounter, {"user"}};
+const FamilyDef kWait{"test_wait_seconds", "Waits", MetricType::kHistogram, {"user"},
+                      kBuckets};
+// Two families of one name, as Soperator's and Slurm's own
+// slurm_node_cpus_effective: written as one.
+const FamilyDef kShared1{"test_shared", "first", MetricType::kGauge, {"a"}};
+const FamilyDef kShared2{"test_shared", "second", MetricType::kGauge, {"b"}};
+const FamilyDef kLone{"test_lone", "No labels", MetricType::kGauge, {}};
+
+// The cluster as the families see it: what a step changes.
+struct Model {
+  std::map<int, std::array<std::string, 3>> jobs;  // id -> name, user, cpus
+  std::map<std::string, double> runs;
+  std::map<std::string, std::vector<double>> waits;
+  std::vector<std::string> shared;
+  double lone = 0;
+};
+
+std::string Name(std::mt19937& rng) {
+  static const char* kNames[] = {"train", "eval \"x\"", "a\\b", "line\nbreak",
+                                 "bad \xff\xfe utf8", "dup", "ünï"};
+  std::string n = kNames[rng() % std::size(kNames)];
+  if (rng() % 17 == 0) n = std::string(5000, 'L');  // truncated at 4096
+  return n;
+}
+
+void Mutate(Model& m, std::mt19937& rng) {
+  const int what = static_cast<int>(rng() % 9);
+  if (what == 0) return;  // nothing changed this time
+  if (what <= 2 || m.jobs.empty()) {
+    const int id = static_cast<int>(rng() % 60);
+    m.jobs[id] = {Name(rng), "u" + std::to_string(rng() % 4), std::to_string(rng() % 8)};
+  } else if (what == 3) {
+    m.jobs.erase(m.jobs.begin());
+  } else if (what == 4) {
+    auto it = m.jobs.begin();
+    std::advance(it, rng() % m.jobs.size());
+    it->second[2] = std::to_string(rng() % 8);  // a value moves, labels stay
+  } else if (what == 5) {
+    m.runs["u" + std::to_string(rng() % 4)] += 1;
+  } else if (what == 6) {
+    m.waits["u" + std::to_string(rng() % 3)].push_back(static_cast<double>(rng() % 200));
+  } else if (what == 7) {
+    m.shared.push_back(std::to_string(rng() % 5));  // duplicates included
+    if (m.shared.size() > 6) m.shared.clear();     // a family goes empty
+  } else {
+    m.lone = static_cast<double>(rng() % 3);
+  }
+}
+
+// Adds the model's families; `hist` keeps the histograms alive.
+void AddModel(MetricSet& set, const Model& m, std::vector<HistogramValue>& hist) {
+  Family& info = set.Add(kInfo);
+  Family& cpus = set.Add(kCpus);
+  for (const auto& [id, j] : m.jobs) {
+    const std::string_view sid = set.arena().StoreInt(id);
+    info.Add({sid, j[0], j[1]}, 1);
+    cpus.Add({sid}, std::stod(j[2]));
+  }
+  Family& runs = set.Add(kRuns);
+  for (const auto& [u, n] : m.runs) runs.Add({u}, n);
+  Family& wait = set.Add(kWait);
+  hist.clear();
+  hist.reserve(m.waits.size());
+  for (const auto& [u, vs] : m.waits) {
+    HistogramValue& h = hist.emplace_back();
+    for (double v : vs) h.Observe(kBuckets, v);
+  }
+  size_t i = 0;
+  for (const auto& [u, vs] : m.waits) wait.AddHistogram(std::vector<std::string_view>{u}, &hist[i++]);
+  Family& s1 = set.Add(kShared1);
+  Family& s2 = set.Add(kShared2);
+  for (const std::string& v : m.shared) {
+    s1.Add({v}, 1);
+    s2.Add({v}, 2);
+  }
+  set.Add(kLone).Add(std::initializer_list<std::string_view>{}, m.lone);
+}
+
+struct Rendered {
+  std::string text;
+  std::vector<WrittenFamily> families;
+};
+
+TEST(IncrementalRender, FollowsChangeByteForByte) {
+  std::mt19937 rng(23);
+  Model m;
+  std::array<Rendered, 2> earlier;  // [text, OpenMetrics]
+  bool have_earlier = false;
+  size_t reused = 0, written = 0;
+  for (int step = 0; step < 300; ++step) {
+    Mutate(m, rng);
+    if (rng() % 5 == 0) Mutate(m, rng);
+
+    std::vector<HistogramValue> hist_full;
+    MetricSet full;
+    AddModel(full, m, hist_full);
+    full.Seal();
+
+    std::vector<HistogramValue> hist;
+    MetricSet inc;
+    AddModel(inc, m, hist);
+    const std::array<EarlierBody, 2> from{EarlierBody{earlier[0].text, earlier[0].families},
+                                          EarlierBody{earlier[1].text, earlier[1].families}};
+    // Every third step only the text body has an earlier one: OpenMetrics
+    // then seals, in Write, what SealReusing left as added.
+    std::vector<const EarlierBody*> copy_from;
+    if (have_earlier) copy_from.push_back(&from[0]);
+    if (have_earlier && step % 3 != 0) copy_from.push_back(&from[1]);
+    inc.SealReusing(copy_from);
+
+    std::array<Rendered, 2> now;
+    for (Format f : {Format::kText, Format::kOpenMetrics}) {
+      const size_t i = f == Format::kOpenMetrics;
+      std::string expected;
+      full.Write(f, expected);
+      const bool use = have_earlier && (i == 0 || step % 3 != 0);
+      inc.Write(f, now[i].text, use ? &from[i] : nullptr, &now[i].families);
+      // Not ASSERT_EQ: gtest's diff of two long bodies is slow.
+      size_t d = 0;
+      while (d < expected.size() && d < now[i].text.size() && expected[d] == now[i].text[d]) ++d;
+      ASSERT_TRUE(now[i].text == expected)
+          << "step " << step << " format " << i << ": first difference at byte " << d
+          << ": " << now[i].text.substr(d > 80 ? d - 80 : 0, 200);
+      for (const WrittenFamily& w : now[i].families) (w.reused ? reused : written) += 1;
+    }
+    EXPECT_EQ(inc.stats().series, full.stats().series) << "step " << step;
+    EXPECT_EQ(inc.stats().duplicates_dropped, full.stats().duplicates_dropped);
+    EXPECT_EQ(inc.stats().utf8_repaired, full.stats().utf8_repaired);
+    EXPECT_EQ(inc.stats().labels_truncated, full.stats().labels_truncated);
+    earlier = std::move(now);
+    have_earlier = true;
+  }
+  // Both ways were taken, many times: copies and fresh writes.
+  EXPECT_GT(reused, 500u);
+  EXPECT_GT(written, 200u);
+}
+
+TEST(IncrementalRender, AValueThatMovedIsWrittenAgain) {
+  Rendered before;
+  {
+    MetricSet set;
+    set.Add(kCpus).Add({"7"}, 4);
+    set.Add(kRuns).Add({"alice"}, 1);
+    set.SealReusing({});
+    set.Write(Format::kText, before.text, nullptr, &before.families);
+  }
+  const EarlierBody from{before.text, before.families};
+  const EarlierBody* copy_from[] = {&from};
+  MetricSet set;
+  set.Add(kCpus).Add({"7"}, 8);
+  set.Add(kRuns).Add({"alice"}, 1);
+  set.SealReusing(copy_from);
+  std::string out;
+  std::vector<WrittenFamily> written;
+  set.Write(Format::kText, out, &from, &written);
+  EXPECT_EQ(out,
+            "# HELP test_job_cpus CPUs\n# TYPE test_job_cpus gauge\n"
+            "test_job_cpus{job_id=\"7\"} 8\n"
+            "# HELP test_runs_total Runs\n# TYPE test_runs_total counter\n"
+            "test_runs_total{user=\"alice\"} 1\n");
+  ASSERT_EQ(written.size(), 2u);
+  EXPECT_FALSE(written[0].reused);  // test_job_cpus: 4 -> 8
+  EXPECT_TRUE(written[1].reused);   // test_runs_total: unchanged
+}
+
+TEST(IncrementalRender, NothingIsCopiedFromABodySealedWithoutFingerprints) {
+  MetricSet first;
+  first.Add(kCpus).Add({"7"}, 4);
+  first.Seal();
+  std::string text;
+  std::vector<WrittenFamily> written;
+  first.Write(Format::kText, text, nullptr, &written);
+  EXPECT_TRUE(written.empty());  // no record: a later render writes it all
+}
+
+TEST(IncrementalRender, ARecordOutsideTheEarlierTextIsNotTrusted) {
+  Rendered before;
+  {
+    MetricSet set;
+    set.Add(kCpus).Add({"7"}, 4);
+    set.SealReusing({});
+    set.Write(Format::kText, before.text, nullptr, &before.families);
+  }
+  ASSERT_EQ(before.families.size(), 1u);
+  before.families[0].length = before.text.size() + 1;
+  const EarlierBody from{before.text, before.families};
+  const EarlierBody* copy_from[] = {&from};
+  MetricSet set;
+  set.Add(kCpus).Add({"7"}, 4);
+  set.SealReusing(copy_from);
+  std::string out;
+  set.Write(Format::kText, out, &from, nullptr);
+  EXPECT_EQ(out, "# HELP test_job_cpus CPUs\n# TYPE test_job_cpus gauge\n"
+                 "test_job_cpus{job_id=\"7\"} 4\n");
+}
+
+}  // namespace
+}  // namespace sm
