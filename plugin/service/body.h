@@ -8,22 +8,38 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
+
+#include "exposition/exposition.h"
+#include "gzip_form.h"
 
 namespace sm {
 
-// Immutable once published. The gzip form is made on first request and
-// kept.
+// Immutable once published. The gzip form is made on first request (or by
+// the collector right after the render) and kept.
 class Body {
  public:
-  Body(std::string text, uint64_t series) : text_(std::move(text)), series_(series) {}
+  // `families`: where each family lies in `text` (MetricSet::Write), for
+  // the next render of the same endpoint, view and format to copy from.
+  Body(std::string text, uint64_t series, std::vector<WrittenFamily> families = {})
+      : text_(std::move(text)), series_(series), families_(std::move(families)) {}
   const std::string& text() const { return text_; }
   uint64_t series() const { return series_; }
-  // Thread-safe; compresses once.
-  const std::string& gzipped() const;
+  // What a later render may copy families from.
+  EarlierBody AsEarlier() const { return {text_, families_}; }
+  // Thread-safe; compresses once. With `earlier` (the body this one
+  // replaces, of the same endpoint, view and format), the pieces of text
+  // both have are copied from its gzip form, if it has one made.
+  const std::string& gzipped(const Body* earlier = nullptr) const;
   // Bytes of the gzip form once made; 0 before (and never makes it): what
   // the collector's cache holds for this body (collector.h, the limit).
   size_t gzipped_size() const {
-    return gzip_made_.load(std::memory_order_acquire) ? gzipped_.size() : 0;
+    return gzip_made_.load(std::memory_order_acquire) ? gzip_.bytes.size() : 0;
+  }
+  // Pieces of the gzip form copied from the earlier body's (0 before the
+  // form is made).
+  size_t gzip_pieces_reused() const {
+    return gzip_made_.load(std::memory_order_acquire) ? gzip_.reused_pieces : 0;
   }
 
   // The empty body served before the first collection. Never destroyed:
@@ -35,8 +51,9 @@ class Body {
  private:
   std::string text_;
   uint64_t series_;
+  std::vector<WrittenFamily> families_;
   mutable std::once_flag gzip_once_;
-  mutable std::string gzipped_;
+  mutable GzipForm gzip_;
   mutable std::atomic<bool> gzip_made_{false};
 };
 

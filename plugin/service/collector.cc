@@ -340,6 +340,7 @@ bool Collector::Apply(int sub, uint64_t sequence, uint64_t epoch,
 void Collector::RenderEndpoint(Endpoint e, View view,
                                const std::array<bool, 2>& formats,
                                const std::array<size_t, 2>& reserve,
+                               const std::array<const Body*, 2>& earlier,
                                std::array<std::shared_ptr<const Body>, 2>& out,
                                WriteStats& stats) {
   MetricSet set(&options_.disabled_families,
@@ -348,14 +349,28 @@ void Collector::RenderEndpoint(Endpoint e, View view,
                       {options_.unix_now(), options_.native_values,
                        options_.pending_user_label},
                       &state_.queue_wait);
-  set.Seal();
+  // What the new bodies may copy from: the bodies they replace. A family
+  // that one format cannot copy is sealed when that format is written.
+  std::array<EarlierBody, 2> from{};
+  std::vector<const EarlierBody*> copy_from;
+  for (size_t i = 0; i < 2; ++i) {
+    if (!formats[i] || !earlier[i]) continue;
+    from[i] = earlier[i]->AsEarlier();
+    copy_from.push_back(&from[i]);
+  }
+  if (!options_.incremental_render) set.Seal();
+  else set.SealReusing(copy_from);
   for (Format f : {Format::kText, Format::kOpenMetrics}) {
     const size_t i = f == Format::kOpenMetrics ? 1 : 0;
     if (!formats[i]) continue;
     std::string text;
+    std::vector<WrittenFamily> written;
     text.reserve(reserve[i]);
-    set.Write(f, text);
-    out[i] = std::make_shared<const Body>(std::move(text), set.stats().series);
+    set.Write(f, text, earlier[i] ? &from[i] : nullptr, &written);
+    stats.families_reused += std::count_if(written.begin(), written.end(),
+                                           [](const WrittenFamily& w) { return w.reused; });
+    out[i] = std::make_shared<const Body>(std::move(text), set.stats().series,
+                                          std::move(written));
   }
   stats.series += set.stats().series;
   stats.duplicates_dropped += set.stats().duplicates_dropped;
@@ -367,6 +382,8 @@ struct Collector::RenderPlan {
   std::array<bool, kSlots> wanted{};
   std::array<bool, kSlots> gzip{};
   std::array<size_t, kSlots> previous_size{};
+  // The bodies the fresh ones replace, held until they are published.
+  std::array<std::shared_ptr<const Body>, kSlots> earlier;
   std::array<std::shared_ptr<const Body>, kSlots> fresh;
 };
 
@@ -396,6 +413,7 @@ void Collector::PlanRendersLocked(double now, RenderPlan& plan) {
     plan.wanted[i] = true;
     plan.gzip[i] = compressed;
     if (bodies_[i]) plan.previous_size[i] = bodies_[i]->text().size();
+    plan.earlier[i] = bodies_[i];
   }
 }
 
@@ -414,7 +432,8 @@ bool Collector::RenderPlanned(RenderPlan& plan, WriteStats& stats) {
       {
         std::lock_guard lock(apply_mu_);
         RenderEndpoint(endpoint, view, {plan.wanted[text], plan.wanted[om]},
-                       {plan.previous_size[text], plan.previous_size[om]}, bodies,
+                       {plan.previous_size[text], plan.previous_size[om]},
+                       {plan.earlier[text].get(), plan.earlier[om].get()}, bodies,
                        stats);
       }
       plan.fresh[text] = std::move(bodies[0]);
@@ -423,8 +442,12 @@ bool Collector::RenderPlanned(RenderPlan& plan, WriteStats& stats) {
     }
   }
   // Compress outside apply_mu_ so a finishing collection is not held up.
+  // Pieces the body it replaces has are copied from that one's gzip form.
   for (size_t i = 0; i < plan.fresh.size(); ++i) {
-    if (plan.fresh[i] && plan.gzip[i]) plan.fresh[i]->gzipped();
+    if (!plan.fresh[i] || !plan.gzip[i]) continue;
+    const Body* earlier = options_.incremental_render ? plan.earlier[i].get() : nullptr;
+    plan.fresh[i]->gzipped(earlier);
+    stats.gzip_pieces_reused += plan.fresh[i]->gzip_pieces_reused();
   }
   return rendered;
 }
@@ -581,7 +604,8 @@ std::shared_ptr<const Body> Collector::RenderOnRequest(Endpoint e, View view,
   WriteStats stats;
   std::lock_guard lock(apply_mu_);
   epoch = epoch_.load();
-  RenderEndpoint(e, view, formats, reserve, bodies, stats);
+  // No earlier body: a slot rendered per request has none kept.
+  RenderEndpoint(e, view, formats, reserve, {}, bodies, stats);
   return std::move(bodies[slot % 2]);
 }
 

@@ -53,6 +53,10 @@ struct CollectorOptions {
   // JobSource=accounting: finished jobs served for the lookback
   // (docs/configuration.md, "Finished jobs"); none: JobSource=controller.
   std::optional<FinishedJobLimits> finished_jobs;
+  // IncrementalRender=no: every render writes every family and compresses
+  // every byte again (docs/configuration.md; the comparison the tests
+  // make).
+  bool incremental_render = true;
   // Clocks, injectable for tests: monotonic seconds and unix seconds.
   std::function<double()> monotonic_now;
   std::function<int64_t()> unix_now;
@@ -214,9 +218,12 @@ class Collector {
   // The one render path: builds `e`'s families from the current state once
   // and writes them in each format of `formats` (indexed by Slot()) into
   // `out`. Called with apply_mu_ held. `reserve` sizes each output after
-  // the previous body.
+  // the previous body. `earlier` are the bodies the new ones replace (null:
+  // none): unless IncrementalRender=no, families whose rows did not change
+  // are copied from them.
   void RenderEndpoint(Endpoint e, View view, const std::array<bool, 2>& formats,
                       const std::array<size_t, 2>& reserve,
+                      const std::array<const Body*, 2>& earlier,
                       std::array<std::shared_ptr<const Body>, 2>& out,
                       WriteStats& stats);
   void Deactivate();

@@ -38,6 +38,7 @@ CollectorOptions MakeOptions(const Config& config, Carrier carrier,
   o.endpoints = EndpointsFor(carrier, WantsListener(carrier, config));
   o.native_values = config.native_values;
   o.ignore_private_data = config.ignore_private_data;
+  o.incremental_render = config.incremental_render;
   o.disabled_families = config.disabled_families;
   // The cardinality switches turn whole families off, like
   // DisabledFamilies (and a part none of whose families is left is not

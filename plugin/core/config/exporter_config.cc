@@ -251,6 +251,10 @@ const std::vector<Option>& Options() {
        [](Config& c, std::string_view v) {
          return SetBool(c.ignore_private_data, v);
        }},
+      {"IncrementalRender", "SLURM_EXPORTER_INCREMENTAL_RENDER",
+       [](Config& c, std::string_view v) {
+         return SetBool(c.incremental_render, v);
+       }},
       {"ListenerThreads", "SLURM_EXPORTER_LISTENER_THREADS",
        [](Config& c, std::string_view v) {
          return SetInt(c.listener_threads, v, 1, 64);

@@ -49,6 +49,9 @@ struct Config {
   // Serve what slurm.conf's PrivateData hides to unauthenticated scrapers
   // too (an explicit choice; slurmctld 26.05's ignore_private_data).
   bool ignore_private_data = false;
+  // Copy what did not change from the last render (docs/configuration.md,
+  // IncrementalRender); no: write and compress every byte every time.
+  bool incremental_render = true;
   int listener_threads = 4;
   std::vector<std::string> disabled_families;
   // Cardinality switches of the per-user and per-node accounting families
