@@ -5,12 +5,13 @@
 //
 //   meson compile -C build bench/render_bench && build/bench/render_bench
 #include <benchmark/benchmark.h>
+#include <algorithm>
 #include <map>
 #include <sys/resource.h>
-#include <zlib.h>
 
-#include "serving/endpoints.h"
 #include "families/soperator/stdio_path.h"
+#include "gzip_form.h"
+#include "serving/endpoints.h"
 #include "synthetic.h"
 
 namespace {
@@ -80,21 +81,60 @@ void BM_Gzip(benchmark::State& st) {
   std::string text;
   set.Write(Format::kText, text);
   size_t out_bytes = 0;
+  // The gzip form as the collector makes it for a body with no earlier
+  // one (every piece compressed).
   for (auto _ : st) {
-    uLongf len = compressBound(text.size());
-    std::string out(len, '\0');
-    z_stream zs{};
-    deflateInit2(&zs, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-    zs.next_in = reinterpret_cast<Bytef*>(text.data());
-    zs.avail_in = static_cast<uInt>(text.size());
-    zs.next_out = reinterpret_cast<Bytef*>(out.data());
-    zs.avail_out = static_cast<uInt>(out.size());
-    deflate(&zs, Z_FINISH);
-    out_bytes = zs.total_out;
-    deflateEnd(&zs);
+    const GzipForm gz = MakeGzipForm(text);
+    out_bytes = gz.bytes.size();
+    benchmark::DoNotOptimize(gz.bytes.data());
   }
   st.counters["bytes_in"] = static_cast<double>(text.size());
   st.counters["bytes_out"] = static_cast<double>(out_bytes);
+}
+
+// A render that follows change (docs/performance.md, "Render cost that
+// follows change"): the same cluster 30 s later, so only running jobs'
+// durations moved. Each iteration is the collector's work for one body:
+// families, SealReusing against the body it replaces, Write copying what
+// did not change, and the gzip form from the earlier one's pieces. Range 2
+// = 0 does the same work as a full render (IncrementalRender=no) for the
+// ratio within one run.
+void BM_SoperatorFollowsChange(benchmark::State& st) {
+  const Cluster& c = Get(static_cast<int>(st.range(0)), static_cast<int>(st.range(1)));
+  const bool incremental = st.range(2) != 0;
+  // The body the first render leaves.
+  auto render = [&](int64_t now, const EarlierBody* earlier, std::string& out,
+                    std::vector<WrittenFamily>& written) {
+    MetricSet set;
+    AddEndpointFamilies(set, Endpoint::kSoperator, c.state, c.history, {now, false});
+    if (incremental) set.SealReusing(std::span(&earlier, earlier ? 1 : 0));
+    else set.Seal();
+    set.Write(Format::kText, out, earlier, &written);
+    return set.stats().series;
+  };
+  std::string before;
+  std::vector<WrittenFamily> before_families;
+  render(1795100000, nullptr, before, before_families);
+  const GzipForm before_gzip = MakeGzipForm(before);
+  const EarlierBody earlier{before, before_families};
+  size_t reused = 0, pieces_reused = 0, gzip_bytes = 0;
+  for (auto _ : st) {
+    std::string out;
+    out.reserve(before.size());
+    std::vector<WrittenFamily> written;
+    render(1795100030, incremental ? &earlier : nullptr, out, written);
+    const GzipForm gz = incremental ? MakeGzipForm(out, before, &before_gzip)
+                                    : MakeGzipForm(out);
+    reused = std::count_if(written.begin(), written.end(),
+                           [](const WrittenFamily& w) { return w.reused; });
+    pieces_reused = gz.reused_pieces;
+    gzip_bytes = gz.bytes.size();
+    benchmark::DoNotOptimize(out.data());
+    benchmark::DoNotOptimize(gz.bytes.data());
+  }
+  st.counters["families_reused"] = static_cast<double>(reused);
+  st.counters["pieces_reused"] = static_cast<double>(pieces_reused);
+  st.counters["gzip_bytes"] = static_cast<double>(gzip_bytes);
 }
 
 // Building the snapshots: the copy work the adapter does (its string copies
@@ -148,6 +188,11 @@ BENCHMARK(BM_SoperatorText)->Apply(Sizes);
 BENCHMARK(BM_SoperatorOpenMetrics)->Apply(Sizes);
 BENCHMARK(BM_EverythingText)->Apply(Sizes);
 BENCHMARK(BM_Gzip)->Apply(Sizes);
+BENCHMARK(BM_SoperatorFollowsChange)
+    ->ArgsProduct({{10000}, {50000}, {0, 1}})
+    ->Unit(benchmark::kMillisecond)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
 BENCHMARK(BM_SnapshotCopy)->Apply(Sizes);
 
 }  // namespace
