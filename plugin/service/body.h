@@ -36,8 +36,11 @@ class Body {
   size_t gzipped_size() const {
     return gzip_made_.load(std::memory_order_acquire) ? gzip_.bytes.size() : 0;
   }
-  // Pieces of the gzip form copied from the earlier body's (0 before the
-  // form is made).
+  // Pieces of the gzip form, and those copied from the earlier body's (0
+  // before the form is made).
+  size_t gzip_pieces() const {
+    return gzip_made_.load(std::memory_order_acquire) ? gzip_.pieces.size() : 0;
+  }
   size_t gzip_pieces_reused() const {
     return gzip_made_.load(std::memory_order_acquire) ? gzip_.reused_pieces : 0;
   }

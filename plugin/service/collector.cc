@@ -367,8 +367,10 @@ void Collector::RenderEndpoint(Endpoint e, View view,
     std::vector<WrittenFamily> written;
     text.reserve(reserve[i]);
     set.Write(f, text, earlier[i] ? &from[i] : nullptr, &written);
-    stats.families_reused += std::count_if(written.begin(), written.end(),
-                                           [](const WrittenFamily& w) { return w.reused; });
+    const auto copied = static_cast<uint64_t>(std::count_if(
+        written.begin(), written.end(), [](const WrittenFamily& w) { return w.reused; }));
+    stats.families_reused += copied;
+    stats.families_written += written.size() - copied;
     out[i] = std::make_shared<const Body>(std::move(text), set.stats().series,
                                           std::move(written));
   }
@@ -448,6 +450,8 @@ bool Collector::RenderPlanned(RenderPlan& plan, WriteStats& stats) {
     const Body* earlier = options_.incremental_render ? plan.earlier[i].get() : nullptr;
     plan.fresh[i]->gzipped(earlier);
     stats.gzip_pieces_reused += plan.fresh[i]->gzip_pieces_reused();
+    stats.gzip_pieces_compressed +=
+        plan.fresh[i]->gzip_pieces() - plan.fresh[i]->gzip_pieces_reused();
   }
   return rendered;
 }

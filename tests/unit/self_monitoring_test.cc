@@ -112,5 +112,32 @@ TEST(SelfMonitoring, ListWaitIsReportedApartFromTheHold) {
                 "slurm_exporter_controller_last_lock_hold_seconds{collector=\"nodes\"} 0.004"}));
 }
 
+// What renders copied and what they wrote, summed over render passes
+// (docs/metrics.md; tests/shim/incremental_render.py reads them).
+TEST(SelfMonitoring, RenderReuseCounters) {
+  SelfMonitoring m;
+  WriteStats first;
+  first.families_written = 20;
+  first.gzip_pieces_compressed = 7;
+  WriteStats second;
+  second.families_reused = 19;
+  second.families_written = 1;
+  second.gzip_pieces_reused = 6;
+  second.gzip_pieces_compressed = 1;
+  m.Rendered(0.5, first);
+  m.Rendered(0.1, second);
+  MetricSet set;
+  m.AddFamilies(set);
+  set.Seal();
+  std::string out;
+  set.Write(Format::kText, out);
+  EXPECT_EQ(Samples(out, "slurm_exporter_render_families_total"),
+            (V{"slurm_exporter_render_families_total{outcome=\"copied\"} 19",
+               "slurm_exporter_render_families_total{outcome=\"written\"} 21"}));
+  EXPECT_EQ(Samples(out, "slurm_exporter_gzip_pieces_total"),
+            (V{"slurm_exporter_gzip_pieces_total{outcome=\"compressed\"} 8",
+               "slurm_exporter_gzip_pieces_total{outcome=\"copied\"} 6"}));
+}
+
 }  // namespace
 }  // namespace sm

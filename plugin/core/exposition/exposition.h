@@ -115,9 +115,12 @@ struct WriteStats {
   uint64_t labels_truncated = 0;    // label values over kMaxLabelValueBytes
   uint64_t families_refused = 0;    // an OpenMetrics name already taken
   // Summed by the collector over a render pass: families copied from the
-  // body a new one replaces, and gzip pieces copied from its gzip form.
+  // body a new one replaces or written, gzip pieces copied from its gzip
+  // form or compressed.
   uint64_t families_reused = 0;
+  uint64_t families_written = 0;
   uint64_t gzip_pieces_reused = 0;
+  uint64_t gzip_pieces_compressed = 0;
 };
 
 // Longest label value written, in bytes; a longer one is cut (at a UTF-8

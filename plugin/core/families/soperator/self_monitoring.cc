@@ -79,6 +79,17 @@ const FamilyDef kUncached{
     "for that request alone (outcome=rendered) or refused with 503 "
     "(outcome=refused)",
     MetricType::kCounter, {"outcome"}};
+const FamilyDef kRenderFamilies{
+    "slurm_exporter_render_families_total",
+    "Families the renders of the cached bodies copied from the body they "
+    "replace, their rows unchanged (outcome=copied), or wrote "
+    "(outcome=written)",
+    MetricType::kCounter, {"outcome"}};
+const FamilyDef kGzipPieces{
+    "slurm_exporter_gzip_pieces_total",
+    "Pieces of the cached bodies' gzip forms copied from the form of the body "
+    "they replace (outcome=copied) or compressed (outcome=compressed)",
+    MetricType::kCounter, {"outcome"}};
 const FamilyDef kSeriesDropped{
     "slurm_exporter_duplicate_series_dropped_total",
     "Series dropped because another series of the family had the same labels",
@@ -205,6 +216,10 @@ void SelfMonitoring::Rendered(double seconds, const WriteStats& stats) {
   duplicates_dropped_ += stats.duplicates_dropped;
   utf8_repaired_ += stats.utf8_repaired;
   labels_truncated_ += stats.labels_truncated;
+  families_copied_ += stats.families_reused;
+  families_written_ += stats.families_written;
+  gzip_pieces_copied_ += stats.gzip_pieces_reused;
+  gzip_pieces_compressed_ += stats.gzip_pieces_compressed;
 }
 
 void SelfMonitoring::CachedBodies(uint64_t bytes, uint64_t limit) {
@@ -241,6 +256,17 @@ void SelfMonitoring::AddFamilies(MetricSet& set) const {
     const std::string_view refused[] = {"refused"};
     uncached.Add(rendered, uncached_rendered_);
     uncached.Add(refused, uncached_refused_);
+  }
+  {
+    Family& families = set.Add(kRenderFamilies);
+    const std::string_view copied[] = {"copied"};
+    const std::string_view written[] = {"written"};
+    families.Add(copied, families_copied_);
+    families.Add(written, families_written_);
+    Family& pieces = set.Add(kGzipPieces);
+    const std::string_view compressed[] = {"compressed"};
+    pieces.Add(copied, gzip_pieces_copied_);
+    pieces.Add(compressed, gzip_pieces_compressed_);
   }
   set.Add(kSeriesDropped).Add(kNoLabels, duplicates_dropped_);
   set.Add(kUtf8Repaired).Add(kNoLabels, utf8_repaired_);

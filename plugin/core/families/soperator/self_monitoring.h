@@ -88,6 +88,8 @@ class SelfMonitoring {
   uint64_t duplicates_dropped_ = 0;
   uint64_t utf8_repaired_ = 0;
   uint64_t labels_truncated_ = 0;
+  uint64_t families_copied_ = 0, families_written_ = 0;
+  uint64_t gzip_pieces_copied_ = 0, gzip_pieces_compressed_ = 0;
   BuildInfo build_;
   double interval_ = 0;
   int active_ = -1;  // -1 before the first tick
