@@ -37,6 +37,7 @@ constexpr const char* kUsage =
     "        [--monitoring-listen 127.0.0.1:PORT] [--now UNIX] [--conf FILE]\n"
     "        [--recollect SECONDS] [--first-collect-delay SECONDS] [-v|-q] INPUT...\n"
     "  soperator-metrics-shim scenario --plugin SO [--openmetrics] [--every-step]\n"
+    "        [--gzip-dir DIR]\n"
     "        [--path /metrics|/monitoring] [--conf FILE] [-v|-q] SCENARIO.json\n"
     "        (render and scenario: [--churn-jobs LOG] changes job_list between\n"
     "        the jobs collection's slices and logs it, for tests)\n"
@@ -66,6 +67,7 @@ struct Args {
   std::string path = "/metrics";
   bool openmetrics = false;
   bool every_step = false;
+  std::string gzip_dir;  // --gzip-dir DIR (scenario_play.h)
   bool timings = false;
   std::optional<int64_t> now;
   std::string conf;
@@ -107,6 +109,7 @@ Args ParseArgs(int argc, char** argv) {
     else if (arg == "--path") a.path = value();
     else if (arg == "--openmetrics") a.openmetrics = true;
     else if (arg == "--every-step") a.every_step = true;
+    else if (arg == "--gzip-dir") a.gzip_dir = value();
     else if (arg == "--timings") a.timings = true;
     else if (arg == "--now") a.now = ParseInt(arg, value(), 0, INT64_MAX / 4);
     else if (arg == "--conf") a.conf = value();
@@ -337,7 +340,7 @@ int RunScenario(const Args& a) {
   if (monitoring.port == metrics.port) monitoring.port = FreeLoopbackPort();
   PluginHost host(a.plugin, metrics, monitoring, ExtraConf(a));
   host.Init();
-  PlayScenario(sc, host, {a.path, a.openmetrics, a.every_step, EmitScenario});
+  PlayScenario(sc, host, {a.path, a.openmetrics, a.every_step, a.gzip_dir, EmitScenario});
   host.Fini();
   ClearClusterState();
   return 0;

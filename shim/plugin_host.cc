@@ -145,7 +145,7 @@ int FreeLoopbackPort() {
 }
 
 HttpResult HttpGet(const Endpoint& e, const std::string& path,
-                   const std::string& accept) {
+                   const std::string& accept, bool gzip) {
   const int fd = Connect(e);
   if (fd < 0)
     throw RuntimeError("cannot connect to the plugin's listener on " + e.str() +
@@ -153,6 +153,7 @@ HttpResult HttpGet(const Endpoint& e, const std::string& path,
   std::string req = "GET " + path + " HTTP/1.0\r\nHost: " + e.str() +
                     "\r\nUser-Agent: soperator-metrics-shim\r\n";
   if (!accept.empty()) req += "Accept: " + accept + "\r\n";
+  if (gzip) req += "Accept-Encoding: gzip\r\n";
   req += "Connection: close\r\n\r\n";
   for (size_t off = 0; off < req.size();) {
     const ssize_t n = send(fd, req.data() + off, req.size() - off, MSG_NOSIGNAL);
@@ -197,6 +198,7 @@ HttpResult HttpGet(const Endpoint& e, const std::string& path,
     std::string value = line.substr(colon + 1);
     value.erase(0, value.find_first_not_of(' '));
     if (key == "content-type") out.content_type = value;
+    if (key == "content-encoding") out.content_encoding = value;
     if (key == "content-length") content_length = std::stoull(value);
   }
   resp.erase(0, head_end + 4);  // no second copy of a 100 MB body
@@ -358,14 +360,14 @@ HttpResult PluginHost::ServeLikeSlurmctld(const std::string& path) {
   return out;
 }
 
-HttpResult PluginHost::Fetch(const std::string& path, bool openmetrics) {
+HttpResult PluginHost::Fetch(const std::string& path, bool openmetrics, bool gzip) {
   if (metrics_type_ && path.rfind("/metrics/", 0) == 0) return ServeLikeSlurmctld(path);
   const std::string accept =
       openmetrics ? "application/openmetrics-text;version=1.0.0,text/plain;q=0.5"
                   : "text/plain;version=0.0.4";
   if (path == "/monitoring" || path == "/monitoring/metrics")
-    return HttpGet(monitoring_, "/metrics", accept);
-  return HttpGet(metrics_, path, accept);
+    return HttpGet(monitoring_, "/metrics", accept, gzip);
+  return HttpGet(metrics_, path, accept, gzip);
 }
 
 void PluginHost::Fini() {

@@ -31,11 +31,12 @@ int FreeLoopbackPort();
 struct HttpResult {
   int status = 0;
   std::string content_type;
-  std::string body;
+  std::string content_encoding;
+  std::string body;  // as sent (still compressed under Content-Encoding)
 };
 
 HttpResult HttpGet(const Endpoint& e, const std::string& path,
-                   const std::string& accept);
+                   const std::string& accept, bool gzip = false);
 
 class PluginHost {
  public:
@@ -55,7 +56,8 @@ class PluginHost {
   void Collect();
   // Fetches `path` from the main listener, or /metrics from the
   // monitoring listener for "/monitoring" (and "/monitoring/metrics").
-  HttpResult Fetch(const std::string& path, bool openmetrics);
+  // `gzip`: with Accept-Encoding: gzip (the body stays compressed).
+  HttpResult Fetch(const std::string& path, bool openmetrics, bool gzip = false);
   void Fini();
 
   const std::string& plugin_type() const { return type_; }

@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <thread>
@@ -73,7 +74,20 @@ class Player {
                   << (step.fetch.empty() ? "" : " " + path) << " <==\n";
       }
       options_.emit(host_.Fetch(path, options_.openmetrics), path);
+      if (!options_.gzip_dir.empty()) SaveGzip(path);
     }
+  }
+
+  void SaveGzip(const std::string& path) {
+    const HttpResult r = host_.Fetch(path, options_.openmetrics, /*gzip=*/true);
+    if (r.status != 200 || r.content_encoding != "gzip")
+      throw RuntimeError(path + " with Accept-Encoding: gzip: HTTP " +
+                         std::to_string(r.status) + ", Content-Encoding '" +
+                         r.content_encoding + "'");
+    const std::string file = options_.gzip_dir + "/" + std::to_string(++gzip_saved_) + ".gz";
+    std::ofstream out(file, std::ios::binary);
+    out.write(r.body.data(), static_cast<std::streamsize>(r.body.size()));
+    if (!out.flush()) throw RuntimeError("cannot write " + file);
   }
 
  private:
@@ -120,6 +134,7 @@ class Player {
 
   PluginHost& host_;
   const PlayOptions& options_;
+  int gzip_saved_ = 0;
   double now_ = 0;
   std::unique_ptr<HoldCollections> hold_;
   std::vector<std::unique_ptr<HeldCollection>> held_;

@@ -16,6 +16,10 @@ struct PlayOptions {
   std::string path = "/metrics";  // --path
   bool openmetrics = false;
   bool every_step = false;
+  // --gzip-dir: each body fetched is fetched again with Accept-Encoding:
+  // gzip and written there as it came, DIR/1.gz, DIR/2.gz, ... in output
+  // order (tests/shim/incremental_render.py reads them).
+  std::string gzip_dir;
   // Writes one fetched body to stdout (an HTTP failure throws).
   std::function<void(const HttpResult&, const std::string& path)> emit;
 };

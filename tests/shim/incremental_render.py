@@ -1,0 +1,211 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""A render that follows change gives the bytes of a full render, and real
+gzip readers read its gzip forms (docs/performance.md, "Render cost that
+follows change").
+
+usage: incremental_render.py --shim SHIM --plugin SO
+
+A generated cluster (300 nodes, 3,000 jobs) goes through a scenario of
+eight steps, 30 s apart: unchanged but for the clock, jobs renamed,
+removed and added, nodes drained, every job gone, all back. Each step's
+/metrics, /metrics/jobs and /metrics/nodes are fetched, plain and with
+Accept-Encoding: gzip (the shim's --gzip-dir), in text and OpenMetrics.
+Oracles:
+- the same scenario under IncrementalRender=no: every body byte for byte;
+- each gzip body, read by Python's gzip module, GNU gzip and curl
+  --compressed (served by a loopback HTTP server with Content-Encoding:
+  gzip), is the plain body of the same fetch;
+- the plugin's own counters say families were copied and gzip pieces
+  reused (so the comparison above compared copies, not fresh writes).
+"""
+import argparse
+import copy
+import gzip
+import http.server
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+
+PATHS = ["/metrics", "/metrics/jobs", "/metrics/nodes"]
+
+
+def scenario_steps(gen):
+    """Eight steps over the generated dumps; writes the changed dumps."""
+    with open(os.path.join(gen, "jobs.json")) as f:
+        jobs = json.load(f)
+    with open(os.path.join(gen, "nodes.json")) as f:
+        nodes = json.load(f)
+
+    changed = copy.deepcopy(jobs)
+    kept = []
+    for i, j in enumerate(changed["jobs"]):
+        if i % 97 == 5:
+            continue                        # removed
+        if i % 41 == 3:
+            j["name"] = f"renamed-{i} \"quoted\""
+        kept.append(j)
+    for k in range(40):                     # added, new ids
+        j = copy.deepcopy(changed["jobs"][k])
+        j["job_id"] = 900000 + k
+        kept.append(j)
+    changed["jobs"] = kept
+    drained = copy.deepcopy(nodes)
+    for i, n in enumerate(drained["nodes"]):
+        if i % 23 == 0:
+            n["state"] = sorted(set(n["state"]) | {"DRAIN"})
+            n["reason"] = "maintenance\nwindow"
+    for name, doc in (("jobs-changed.json", changed), ("nodes-drained.json", drained)):
+        with open(os.path.join(gen, name), "w") as f:
+            json.dump(doc, f)
+
+    base = ["gen/nodes.json", "gen/jobs.json", "gen/sdiag.json"]
+    fetch = {"fetch": PATHS}
+    return [
+        {"name": "first", "files": base, **fetch},
+        {"name": "clock only", **fetch},
+        {"name": "clock only again", **fetch},
+        {"name": "jobs changed", "files": ["gen/jobs-changed.json"], **fetch},
+        {"name": "nodes drained", "files": ["gen/nodes-drained.json"], **fetch},
+        {"name": "no jobs", "drop": ["jobs"], **fetch},
+        {"name": "all back", "files": base, **fetch},
+        {"name": "unchanged", **fetch},
+    ]
+
+
+def play(a, tmp, scenario, conf_lines, openmetrics, tag):
+    """Runs the scenario; returns (bodies in output order, gzip files)."""
+    conf = os.path.join(tmp, f"{tag}.conf")
+    with open(conf, "w") as f:
+        f.write("".join(line + "\n" for line in conf_lines))
+    gzdir = os.path.join(tmp, f"{tag}.gz")
+    os.mkdir(gzdir)
+    argv = [a.shim, "scenario", "--plugin", a.plugin, "--conf", conf, "--gzip-dir", gzdir]
+    if openmetrics:
+        argv.append("--openmetrics")
+    r = subprocess.run(argv + [scenario], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=600)
+    if r.returncode:
+        sys.stderr.write(r.stderr.decode(errors="replace")[-3000:])
+        raise SystemExit(f"FAIL: {tag}: the shim exited {r.returncode}")
+    bodies = re.split(rb"^# ==> .* <==\n", r.stdout, flags=re.M)[1:]
+    files = [os.path.join(gzdir, f"{i + 1}.gz") for i in range(len(bodies))]
+    return bodies, files
+
+
+class GzipServer:
+    """Serves one file at a time with Content-Encoding: gzip, on loopback."""
+
+    def __init__(self):
+        self.payload = b""
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802 (http.server's name)
+                self.send_response(200)
+                self.send_header("Content-Type", "text/plain; version=0.0.4")
+                self.send_header("Content-Encoding", "gzip")
+                self.send_header("Content-Length", str(len(outer.payload)))
+                self.end_headers()
+                self.wfile.write(outer.payload)
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def url(self):
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/metrics"
+
+    def stop(self):
+        self.httpd.shutdown()
+
+
+def readers(raw, server):
+    """What each reader makes of one gzip body: {reader: bytes}."""
+    out = {"python gzip": gzip.decompress(raw)}
+    out["gzip -dc"] = subprocess.run(["gzip", "-dc"], input=raw, stdout=subprocess.PIPE,
+                                     check=True, timeout=60).stdout
+    server.payload = raw
+    out["curl --compressed"] = subprocess.run(
+        ["curl", "-sS", "--compressed", "--max-time", "30", server.url()],
+        stdout=subprocess.PIPE, check=True, timeout=60).stdout
+    return out
+
+
+def counter(body, name, outcome):
+    m = re.search(rb"^" + name.encode() + rb'\{outcome="' + outcome.encode() + rb'"\} (\S+)$',
+                  body, flags=re.M)
+    return float(m.group(1)) if m else None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--shim", required=True)
+    ap.add_argument("--plugin", required=True)
+    a = ap.parse_args()
+    problems = []
+    server = GzipServer()
+    try:
+        with tempfile.TemporaryDirectory(prefix="shim-incremental.") as tmp:
+            gen = os.path.join(tmp, "gen")
+            subprocess.run([a.shim, "generate", "--nodes", "300", "--jobs", "3000",
+                            "--seed", "5", "--out", gen], check=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            steps = scenario_steps(gen)
+            # The last step also fetches the self-monitoring body.
+            steps[-1]["fetch"] = PATHS + ["/monitoring"]
+            scenario = os.path.join(tmp, "scenario.json")
+            with open(scenario, "w") as f:
+                json.dump({"steps": steps}, f)
+            for om in (False, True):
+                fmt = "openmetrics" if om else "text"
+                inc, inc_gz = play(a, tmp, scenario, [], om, f"{fmt}-incremental")
+                full, _ = play(a, tmp, scenario, ["IncrementalRender=no"], om, f"{fmt}-full")
+                monitoring = inc.pop()  # not a data body: its timings differ per run
+                full.pop()
+                expected = len(steps) * len(PATHS)
+                if len(inc) != expected or len(full) != expected:
+                    problems.append(f"{fmt}: {len(inc)} and {len(full)} bodies, "
+                                    f"expected {expected}")
+                    continue
+                for i, (x, y) in enumerate(zip(inc, full)):
+                    where = f"{fmt}, step {steps[i // len(PATHS)]['name']!r} {PATHS[i % len(PATHS)]}"
+                    if x != y:
+                        d = next((k for k in range(min(len(x), len(y))) if x[k] != y[k]),
+                                 min(len(x), len(y)))
+                        problems.append(f"{where}: incremental body differs from the full "
+                                        f"render at byte {d} ({len(x)} vs {len(y)} bytes)")
+                    with open(inc_gz[i], "rb") as f:
+                        raw = f.read()
+                    for reader, text in readers(raw, server).items():
+                        if text != x:
+                            problems.append(f"{where}: {reader} reads {len(text)} bytes, "
+                                            f"not the {len(x)}-byte plain body")
+                copied = counter(monitoring, "slurm_exporter_render_families_total", "copied")
+                pieces = counter(monitoring, "slurm_exporter_gzip_pieces_total", "copied")
+                if not copied or not pieces:
+                    problems.append(f"{fmt}: families copied {copied}, gzip pieces copied "
+                                    f"{pieces}: nothing was reused, the comparison is void")
+                else:
+                    print(f"{fmt}: {len(inc)} bodies identical to full renders and read "
+                          f"alike by 3 gzip readers; {copied:.0f} families copied, "
+                          f"{pieces:.0f} gzip pieces copied")
+    finally:
+        server.stop()
+    for p in problems[:20]:
+        print("FAIL:", p)
+    if problems:
+        return 1
+    print("ok: renders that follow change are full renders, byte for byte")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
