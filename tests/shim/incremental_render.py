@@ -16,6 +16,9 @@ Oracles:
 - each gzip body, read by Python's gzip module, GNU gzip and curl
   --compressed (served by a loopback HTTP server with Content-Encoding:
   gzip), is the plain body of the same fetch;
+- a real Prometheus and a real VictoriaMetrics scrape the last step's
+  gzip /metrics (most of its pieces copied) from that server: up is 1 and
+  the samples scraped are the plain body's sample lines;
 - the plugin's own counters say families were copied and gzip pieces
   reused (so the comparison above compared copies, not fresh writes).
 """
@@ -30,6 +33,13 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
+import urllib.parse
+import urllib.request
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "scripts", "lib"))
+from loopback import free_port  # noqa: E402
 
 PATHS = ["/metrics", "/metrics/jobs", "/metrics/nodes"]
 
@@ -139,6 +149,53 @@ def readers(raw, server):
     return out
 
 
+def scraped(tool, server, tmp):
+    """(up, samples scraped) of `tool` scraping the server once a second,
+    or the reason it could not tell within 60 s."""
+    port = free_port()
+    data = tempfile.mkdtemp(prefix=tool + "-", dir=tmp)
+    config = os.path.join(data, "scrape.yml")
+    target = urllib.parse.urlsplit(server.url()).netloc
+    with open(config, "w") as f:
+        f.write("global: {scrape_interval: 1s}\nscrape_configs:\n"
+                f"  - job_name: gz\n    static_configs: [{{targets: ['{target}']}}]\n")
+    if tool == "prometheus":
+        argv = ["/usr/bin/prometheus", f"--config.file={config}",
+                f"--storage.tsdb.path={data}/tsdb", f"--web.listen-address=127.0.0.1:{port}"]
+    else:
+        argv = ["/usr/bin/victoria-metrics", f"-promscrape.config={config}",
+                f"-storageDataPath={data}/tsdb", f"-httpListenAddr=127.0.0.1:{port}",
+                "-search.latencyOffset=1s", "-search.disableCache"]
+    with open(os.path.join(data, "log"), "w") as log:
+        p = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            time.sleep(1)
+            if p.poll() is not None:
+                return f"{tool} exited {p.returncode}"
+            got = {}
+            for q in ('up{job="gz"}', 'scrape_samples_scraped{job="gz"}'):
+                url = f"http://127.0.0.1:{port}/api/v1/query?query=" + urllib.parse.quote(q)
+                try:
+                    with urllib.request.urlopen(url, timeout=5) as r:
+                        res = json.load(r)["data"]["result"]
+                except OSError:
+                    res = []
+                if res:
+                    got[q] = float(res[0]["value"][1])
+            if len(got) == 2 and got['up{job="gz"}'] == 1:
+                return 1, int(got['scrape_samples_scraped{job="gz"}'])
+        return f"{tool}: no successful scrape within 60 s"
+    finally:
+        p.terminate()
+        try:
+            p.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
 def counter(body, name, outcome):
     m = re.search(rb"^" + name.encode() + rb'\{outcome="' + outcome.encode() + rb'"\} (\S+)$',
                   body, flags=re.M)
@@ -197,6 +254,21 @@ def main():
                     print(f"{fmt}: {len(inc)} bodies identical to full renders and read "
                           f"alike by 3 gzip readers; {copied:.0f} families copied, "
                           f"{pieces:.0f} gzip pieces copied")
+                if om:
+                    continue
+                # The last step's /metrics: its gzip form mostly copied pieces.
+                last = len(inc) - len(PATHS)
+                with open(inc_gz[last], "rb") as f:
+                    server.payload = f.read()
+                samples = sum(1 for line in inc[last].splitlines()
+                              if line and not line.startswith(b"#"))
+                for tool in ("prometheus", "victoria-metrics"):
+                    got = scraped(tool, server, tmp)
+                    if got != (1, samples):
+                        problems.append(f"{tool} scraping the gzip /metrics: {got}, "
+                                        f"expected up 1 and {samples} samples")
+                    else:
+                        print(f"{tool}: up 1, {samples} samples from the gzip /metrics")
     finally:
         server.stop()
     for p in problems[:20]:
