@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "base/fingerprint.h"
 #include "exposition/exposition.h"
 
 namespace sm {
@@ -215,6 +216,36 @@ TEST(IncrementalRender, ARecordOutsideTheEarlierTextIsNotTrusted) {
   set.Write(Format::kText, out, &from, nullptr);
   EXPECT_EQ(out, "# HELP test_job_cpus CPUs\n# TYPE test_job_cpus gauge\n"
                  "test_job_cpus{job_id=\"7\"} 4\n");
+}
+
+// Values one bit apart, at every byte of strings up to 40 bytes long:
+// every fingerprint differs (a multiplier forced odd once made bit 0 of
+// the ninth byte invisible).
+TEST(Fingerprint, EveryBitOfAStringCounts) {
+  for (size_t len = 1; len <= 40; ++len) {
+    const std::string base(len, 'a');
+    FingerprintHasher h0;
+    h0.String(base);
+    const Fingerprint f0 = h0.Finish();
+    for (size_t i = 0; i < len; ++i) {
+      for (int bit = 0; bit < 8; ++bit) {
+        std::string v = base;
+        v[i] = static_cast<char>(v[i] ^ (1 << bit));
+        FingerprintHasher h;
+        h.String(v);
+        const Fingerprint f = h.Finish();
+        EXPECT_FALSE(f.a == f0.a || f.b == f0.b) << "length " << len << " byte " << i
+                                                 << " bit " << bit;
+      }
+    }
+  }
+  // Where one value ends and the next begins counts too.
+  FingerprintHasher x, y;
+  x.String("ab");
+  x.String("c");
+  y.String("a");
+  y.String("bc");
+  EXPECT_FALSE(x.Finish() == y.Finish());
 }
 
 }  // namespace

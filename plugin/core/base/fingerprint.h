@@ -33,43 +33,50 @@ class FingerprintHasher {
   explicit FingerprintHasher(const HashKey& key)
       : key_(key), a_(key.k0), b_(key.k1) {}
 
+  // Two lanes that do not wait on each other: a 128-bit multiply fold and
+  // a 64-bit multiply, each over every word.
   void Word(uint64_t w) {
     a_ = Mum(a_ ^ w, key_.k2);
-    b_ = Mum(b_ + w, key_.k3) ^ a_;
+    b_ = (b_ ^ w) * (key_.k3 | 1);
   }
   void Double(double d) {
     uint64_t w;
     std::memcpy(&w, &d, sizeof w);
     Word(w);
   }
-  // Length first, so that ("ab","c") and ("a","bc") differ.
+  // Length first, so that ("ab","c") and ("a","bc") differ; 16 bytes per
+  // multiply, then one word into the lanes (label values are mostly
+  // shorter than 16 bytes).
   void String(std::string_view s) {
-    Word(s.size());
     const char* p = s.data();
     size_t n = s.size();
-    for (; n >= 8; p += 8, n -= 8) {
-      uint64_t w;
-      std::memcpy(&w, p, 8);
-      Word(w);
-    }
-    if (n) {
-      uint64_t w = 0;
-      std::memcpy(&w, p, n);
-      Word(w);
-    }
+    uint64_t h = n ^ key_.k0;
+    for (; n > 16; p += 16, n -= 16) h = Fold(Load(p, 8) ^ key_.k1, Load(p + 8, 8) ^ h);
+    const uint64_t w0 = Load(p, n < 8 ? n : 8);
+    const uint64_t w1 = n > 8 ? Load(p + 8, n - 8) : 0;
+    Word(Fold(w0 ^ key_.k1, w1 ^ h));
   }
   Fingerprint Finish() const {
     return {Mum(a_ ^ key_.k1, key_.k3), Mum(b_ ^ key_.k0, key_.k2)};
   }
 
  private:
+  // Up to 8 bytes, little-endian as they lie in memory, zero-padded.
+  static uint64_t Load(const char* p, size_t n) {
+    uint64_t w = 0;
+    std::memcpy(&w, p, n);
+    return w;
+  }
   // GCC and clang have it on every 64-bit target.
   __extension__ typedef unsigned __int128 U128;
-  // The 128-bit product folded to 64 bits (wyhash's "mum").
-  static uint64_t Mum(uint64_t x, uint64_t k) {
-    const U128 r = static_cast<U128>(x) * (k | 1);
+  // The 128-bit product folded to 64 bits (wyhash's "mum"), of two data
+  // words (each keyed: a product is 0 only when a word equals a key word).
+  static uint64_t Fold(uint64_t x, uint64_t y) {
+    const U128 r = static_cast<U128>(x) * y;
     return static_cast<uint64_t>(r) ^ static_cast<uint64_t>(r >> 64);
   }
+  // The same with an odd key as multiplier: never a product of 0 for x != 0.
+  static uint64_t Mum(uint64_t x, uint64_t k) { return Fold(x, k | 1); }
   HashKey key_;
   uint64_t a_, b_;
 };
