@@ -266,6 +266,7 @@ class Controller:
         self.proc = None
         self.pid = None
         self.metrics_type = None  # MetricsType= (25.11+), or none
+        self.extra_conf = []  # more soperator_metrics.conf lines
 
     def bin(self, name):
         return os.path.join(self.prefix, "bin", name)
@@ -338,7 +339,8 @@ class Controller:
                     f"MonitoringBindAddress=127.0.0.1:{self.monitoring_port}\n"
                     f"CollectionInterval={interval}\n"
                     f"ListenerThreads={a.listener_threads}\n"
-                    "LogLevel=info\n")
+                    "LogLevel=info\n"
+                    + "".join(line + "\n" for line in self.extra_conf))
 
     def start(self, plugin, interval="30s", fresh=False):
         self.write_conf(plugin, interval)
