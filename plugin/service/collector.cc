@@ -43,6 +43,11 @@ void LogFailure(const char* what, Step&& step) {
   }
 }
 
+// What a render sizes its output after: the body it replaces, or nothing.
+size_t TextSize(const std::shared_ptr<const Body>& body) {
+  return body ? body->text().size() : 0;
+}
+
 }  // namespace
 
 Collector::Collector(Source& source, CollectorOptions options,
@@ -383,7 +388,6 @@ void Collector::RenderEndpoint(Endpoint e, View view,
 struct Collector::RenderPlan {
   std::array<bool, kSlots> wanted{};
   std::array<bool, kSlots> gzip{};
-  std::array<size_t, kSlots> previous_size{};
   // The bodies the fresh ones replace, held until they are published.
   std::array<std::shared_ptr<const Body>, kSlots> earlier;
   std::array<std::shared_ptr<const Body>, kSlots> fresh;
@@ -414,7 +418,6 @@ void Collector::PlanRendersLocked(double now, RenderPlan& plan) {
     planned += cost;
     plan.wanted[i] = true;
     plan.gzip[i] = compressed;
-    if (bodies_[i]) plan.previous_size[i] = bodies_[i]->text().size();
     plan.earlier[i] = bodies_[i];
   }
 }
@@ -434,7 +437,7 @@ bool Collector::RenderPlanned(RenderPlan& plan, WriteStats& stats) {
       {
         std::lock_guard lock(apply_mu_);
         RenderEndpoint(endpoint, view, {plan.wanted[text], plan.wanted[om]},
-                       {plan.previous_size[text], plan.previous_size[om]},
+                       {TextSize(plan.earlier[text]), TextSize(plan.earlier[om])},
                        {plan.earlier[text].get(), plan.earlier[om].get()}, bodies,
                        stats);
       }

@@ -31,9 +31,9 @@ struct GzipForm {
 };
 
 // Where the pieces of `text` end (exclusive offsets, the last one
-// text.size()): after a line once a piece holds kMinPiece bytes and the
-// line's hash says so, after the first line end past kMaxPiece at the
-// latest. Cut by content, so that a line added or removed moves the cuts
+// text.size()): after a line once a piece holds kMinGzipPiece bytes and
+// the line's hash says so, after the first line end past kMaxGzipPiece at
+// the latest. Cut by content, so that a line added or removed moves the cuts
 // of a piece or two, not of every piece after it.
 std::vector<size_t> GzipPieceEnds(std::string_view text);
 inline constexpr size_t kMinGzipPiece = 48 << 10;

@@ -5,7 +5,6 @@
 
 #include <chrono>
 
-
 namespace sm {
 
 const HashKey& ProcessHashKey() {

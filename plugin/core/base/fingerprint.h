@@ -81,8 +81,8 @@ class FingerprintHasher {
   uint64_t a_, b_;
 };
 
-// A 64-bit keyed hash of `bytes`: what finds a candidate among the last
-// render's gzip chunks; a candidate is compared byte for byte before use.
+// A 64-bit keyed hash of `bytes`: what decides where a body's gzip form
+// is cut into pieces (gzip_form.h).
 inline uint64_t HashBytes(std::string_view bytes) {
   FingerprintHasher h;
   h.String(bytes);
