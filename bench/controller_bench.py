@@ -50,6 +50,7 @@ from controller_lib import (  # noqa: E402
     accounting_locks,
     analyse_locks,
     build_submitter,
+    cluster_args,
     curl_scrape,
     fmt_bytes,
     fmt_ms,
@@ -252,12 +253,7 @@ def main():
     ap.add_argument("--slurm-prefix", default=os.path.join(CACHE, "slurm-24.11.5"))
     ap.add_argument("--plugin", default=os.path.join(ROOT, "build-24.11.5", "plugin", "slurm",
                                                      "job_submit_soperator.so"))
-    ap.add_argument("--workdir", default="/tmp/sm-controller-bench")
-    ap.add_argument("--nodes", type=int, default=10000)
-    ap.add_argument("--jobs", type=int, default=50000)
-    ap.add_argument("--users", type=int, default=25)
-    ap.add_argument("--uid-base", type=int, default=20001)
-    ap.add_argument("--idle-seconds", type=int, default=60)
+    cluster_args(ap, "/tmp/sm-controller-bench")
     ap.add_argument("--settle-seconds", type=int, default=30,
                     help="wait after each (re)start before measuring")
     ap.add_argument("--submit-rate", type=float, default=20)

@@ -167,6 +167,17 @@ def start_record(args):
     return R
 
 
+def cluster_args(ap, workdir):
+    """The arguments every benchmark's cluster takes (Controller and submit
+    read them): where it lives, its size and its users, the idle windows."""
+    ap.add_argument("--workdir", default=workdir)
+    ap.add_argument("--nodes", type=int, default=10000)
+    ap.add_argument("--jobs", type=int, default=50000)
+    ap.add_argument("--users", type=int, default=25)
+    ap.add_argument("--uid-base", type=int, default=20001)
+    ap.add_argument("--idle-seconds", type=int, default=60)
+
+
 def fresh_workdir(args, plugin_name):
     """Empties args.workdir (only if it is one of ours) and puts a private
     copy of args.plugin in it under plugin_name; returns that copy's path.

@@ -97,12 +97,7 @@ def main():
     ap.add_argument("--plugin", required=True)
     ap.add_argument("--metrics-type", action="store_true",
                     help="MetricsType=metrics/soperator (25.11+), scraped on slurmctld's port")
-    ap.add_argument("--workdir", default="/tmp/sm-render-follows-change")
-    ap.add_argument("--nodes", type=int, default=10000)
-    ap.add_argument("--jobs", type=int, default=50000)
-    ap.add_argument("--users", type=int, default=25)
-    ap.add_argument("--uid-base", type=int, default=20001)
-    ap.add_argument("--idle-seconds", type=int, default=60)
+    cb.cluster_args(ap, "/tmp/sm-render-follows-change")
     ap.add_argument("--listener-threads", type=int, default=4)
     ap.add_argument("--accounting", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--wait-quiet", type=float, default=10,
