@@ -248,5 +248,18 @@ TEST(Fingerprint, EveryBitOfAStringCounts) {
   EXPECT_FALSE(x.Finish() == y.Finish());
 }
 
+// An empty value whose pointer is null (a default string_view, an empty
+// label) is hashed like any other empty value: nothing is read from the
+// null pointer (under UBSan a memcpy from it stops the test), and it
+// still differs from no value at all.
+TEST(Fingerprint, AnEmptyValueWithANullPointerIsHashed) {
+  FingerprintHasher null_empty, empty, none;
+  null_empty.String(std::string_view());
+  empty.String("");
+  EXPECT_TRUE(null_empty.Finish() == empty.Finish());
+  EXPECT_FALSE(null_empty.Finish() == none.Finish());
+  EXPECT_EQ(HashBytes(std::string_view()), HashBytes(""));
+}
+
 }  // namespace
 }  // namespace sm
