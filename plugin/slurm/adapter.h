@@ -14,12 +14,17 @@
 #include <atomic>
 #include <ctime>
 #include <functional>
+#include <memory>
 #include <mutex>
 
 #include "source.h"
 #include "user_names.h"
 
 namespace sm::slurm {
+
+// The StdOut/StdErr paths one jobs collection derived, by job id, with a
+// fingerprint of what each was derived from (adapter_jobs.cc).
+struct StdioMemo;
 
 // What the last node and job copies held: the next copy allocates that
 // much (plus a margin) before it takes slurmctld's locks.
@@ -93,6 +98,11 @@ class ControllerSource : public Source {
   int64_t Now() const { return unix_now_ ? unix_now_() : time(nullptr); }
 
   UserNames users_;
+  // The last jobs collection's paths: a job whose inputs did not change
+  // takes its paths from there instead of expanding its patterns again.
+  // It holds that collection's snapshot, which the views point into.
+  std::mutex stdio_mu_;
+  std::shared_ptr<const StdioMemo> stdio_memo_;
   // Sizes of the last copies, to allocate the next ones before locking.
   LastSizes<NodeCopySizes> node_sizes_;
   LastSizes<JobCopySizes> job_sizes_;

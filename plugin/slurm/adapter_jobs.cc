@@ -7,14 +7,34 @@
 #include <ranges>
 #include <span>
 #include <string>
+#include <unordered_map>
+#include <utility>
 
 #include "adapter.h"
 #include "adapter_accounting.h"
 #include "adapter_util.h"
 #include "job_list_walk.h"
+#include "base/fingerprint.h"
 #include "families/soperator/stdio_path.h"
 
 namespace sm::slurm {
+
+struct StdioMemo {
+  struct Entry {
+    Fingerprint inputs;
+    uint32_t index;  // in jobs->jobs
+  };
+  std::shared_ptr<const JobSnapshot> jobs;  // owns the strings
+  std::unordered_map<uint32_t, Entry> by_id;
+
+  // The job `id` of that collection, if its paths came from `inputs`.
+  const Job* Find(uint32_t id, const Fingerprint& inputs) const {
+    const auto it = by_id.find(id);
+    if (it == by_id.end() || !(it->second.inputs == inputs)) return nullptr;
+    return &jobs->jobs[it->second.index];
+  }
+};
+
 namespace {
 
 // StdOut/StdErr as `scontrol show job` prints them. Up to 25.05 the client
@@ -589,9 +609,36 @@ bool CopyJobsLocked(JobCopy& c, CopyContext& ctx, LockTiming& timing,
   return true;
 }
 
-// Off-lock: the strings the clients compute for one job.
+// Everything ExpandStdio() or JobStdout()/JobStderr() read for one job.
+Fingerprint StdioInputs(const Job& j, const Raw& r, std::string_view user) {
+  FingerprintHasher h;
+  h.Word(j.id);
+  h.Word(j.array_job_id.value_or(0));
+  h.Word(r.array_task_id);
+  h.Word(r.batch);
+  h.String(j.name);
+  h.String(user);
+  h.String(r.work_dir);
+  h.String(r.std_out);
+  h.String(r.std_err);
+#ifdef SM_STDIO_EXPAND
+  h.Word(r.has_std_out | r.has_std_err << 1);
+  h.Word(r.restart_cnt);
+  h.Word(r.step_id.sluid);
+  h.Word(r.step_id.job_id);
+  h.Word(r.step_id.step_het_comp);
+  h.Word(r.step_id.step_id);
+  h.String(r.batch_host);
+#endif
+  return h.Finish();
+}
+
+// Off-lock: the strings the clients compute for one job. `last`: the
+// previous collection's paths, if any; `stdio_inputs` is set to what this
+// job's paths are derived from.
 void DeriveJob(Job& j, const Raw& r, const JobCopy& c, Arena& arena,
-               UserNames& users) {
+               UserNames& users, const StdioMemo* last,
+               Fingerprint& stdio_inputs) {
   const auto slots = std::span(c.node_slots).subspan(r.node_begin, r.node_count);
   j.node_indices.assign(slots.begin(), slots.end());
   if (r.cg_listed)
@@ -617,6 +664,15 @@ void DeriveJob(Job& j, const Raw& r, const JobCopy& c, Arena& arena,
   // would build a temporary std::string and leave it dangling.
   const std::string_view stdio_user =
       user.empty() ? std::string_view("nobody") : std::string_view(user);
+  // Expanding the patterns is most of a collection's work off the locks
+  // (docs/performance.md, "Render cost that follows change"); a job whose
+  // every input is what it was last time gets last time's paths.
+  stdio_inputs = StdioInputs(j, r, stdio_user);
+  if (const Job* same = last ? last->Find(j.id, stdio_inputs) : nullptr) {
+    j.std_out = arena.Store(same->std_out);
+    j.std_err = arena.Store(same->std_err);
+    return;
+  }
 #ifdef SM_STDIO_EXPAND
   j.std_out =
       arena.Store(ExpandStdio(r.has_std_out, r.std_out, j, r, stdio_user));
@@ -657,8 +713,25 @@ std::shared_ptr<JobSnapshot> ControllerSource::CollectJobs(LockTiming& timing,
   c.raws.resize(c.count);
   job_sizes_.Store({c.count, snap.arena.bytes_used(), c.node_slots.size(),
                     c.cg_names.size()});
-  for (size_t k = 0; k < c.count; ++k)
-    DeriveJob(snap.jobs[k], c.raws[k], c, snap.arena, users_);
+  std::shared_ptr<const StdioMemo> last;
+  {
+    std::lock_guard lock(stdio_mu_);
+    last = stdio_memo_;
+  }
+  auto memo = std::make_shared<StdioMemo>();
+  memo->by_id.reserve(c.count);
+  for (size_t k = 0; k < c.count; ++k) {
+    Fingerprint inputs;
+    DeriveJob(snap.jobs[k], c.raws[k], c, snap.arena, users_, last.get(), inputs);
+    memo->by_id.insert_or_assign(snap.jobs[k].id,
+                                 StdioMemo::Entry{inputs, static_cast<uint32_t>(k)});
+  }
+  memo->jobs = c.snap;
+  std::shared_ptr<const StdioMemo> replaced;  // freed outside the lock
+  {
+    std::lock_guard lock(stdio_mu_);
+    replaced = std::exchange(stdio_memo_, std::move(memo));
+  }
   return std::move(c.snap);
 }
 
