@@ -96,6 +96,7 @@ class ControllerSource : public Source {
 
  private:
   int64_t Now() const { return unix_now_ ? unix_now_() : time(nullptr); }
+  void ForgetStdioMemo();
 
   UserNames users_;
   // The last jobs collection's paths: a job whose inputs did not change

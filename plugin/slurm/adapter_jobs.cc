@@ -696,6 +696,12 @@ void DeriveJob(Job& j, const Raw& r, const JobCopy& c, Arena& arena,
 
 }  // namespace
 
+void ControllerSource::ForgetStdioMemo() {
+  std::shared_ptr<const StdioMemo> dropped;  // freed outside the lock
+  std::lock_guard lock(stdio_mu_);
+  dropped = std::move(stdio_memo_);
+}
+
 std::shared_ptr<JobSnapshot> ControllerSource::CollectJobs(LockTiming& timing,
                                                            std::string& error) {
   JobCopy c;

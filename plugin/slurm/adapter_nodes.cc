@@ -412,8 +412,11 @@ bool ControllerSource::Active() {
   // Once shutdown begins no new collection starts: 22.05-24.11 free the
   // node table and job list (node_fini(), job_fini()) without any lock and
   // before our fini() can stop the collector.
-  return node_record_count > 0 && !InStandby() &&
-         slurmctld_config.shutdown_time == 0;
+  const bool active = node_record_count > 0 && !InStandby() &&
+                      slurmctld_config.shutdown_time == 0;
+  // A standby keeps no job snapshot alive for paths it will not derive.
+  if (!active) ForgetStdioMemo();
+  return active;
 }
 
 std::shared_ptr<NodeSnapshot> ControllerSource::CollectNodes(
