@@ -100,8 +100,8 @@ class ControllerSource : public Source {
 
   UserNames users_;
   // The last jobs collection's paths: a job whose inputs did not change
-  // takes its paths from there instead of expanding its patterns again.
-  // It holds that collection's snapshot, which the views point into.
+  // copies its paths from there instead of expanding its patterns again.
+  // The memo holds that collection's snapshot, where those paths live.
   std::mutex stdio_mu_;
   std::shared_ptr<const StdioMemo> stdio_memo_;
   // Sizes of the last copies, to allocate the next ones before locking.

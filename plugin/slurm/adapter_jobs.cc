@@ -638,7 +638,7 @@ Fingerprint StdioInputs(const Job& j, const Raw& r, std::string_view user) {
 // job's paths are derived from.
 void DeriveJob(Job& j, const Raw& r, const JobCopy& c, Arena& arena,
                UserNames& users, const StdioMemo* last,
-               Fingerprint& stdio_inputs) {
+               Fingerprint& stdio_inputs, size_t& reused) {
   const auto slots = std::span(c.node_slots).subspan(r.node_begin, r.node_count);
   j.node_indices.assign(slots.begin(), slots.end());
   if (r.cg_listed)
@@ -664,13 +664,14 @@ void DeriveJob(Job& j, const Raw& r, const JobCopy& c, Arena& arena,
   // would build a temporary std::string and leave it dangling.
   const std::string_view stdio_user =
       user.empty() ? std::string_view("nobody") : std::string_view(user);
-  // Expanding the patterns is most of a collection's work off the locks
-  // (docs/performance.md, "Render cost that follows change"); a job whose
-  // every input is what it was last time gets last time's paths.
+  // Expanding the patterns was most of a 26.05.3 collection's work off the
+  // locks (docs/performance.md, "Render cost that follows change"); a job
+  // whose every input is what it was last time gets last time's paths.
   stdio_inputs = StdioInputs(j, r, stdio_user);
   if (const Job* same = last ? last->Find(j.id, stdio_inputs) : nullptr) {
     j.std_out = arena.Store(same->std_out);
     j.std_err = arena.Store(same->std_err);
+    ++reused;
     return;
   }
 #ifdef SM_STDIO_EXPAND
@@ -726,12 +727,17 @@ std::shared_ptr<JobSnapshot> ControllerSource::CollectJobs(LockTiming& timing,
   }
   auto memo = std::make_shared<StdioMemo>();
   memo->by_id.reserve(c.count);
+  size_t reused = 0;
   for (size_t k = 0; k < c.count; ++k) {
     Fingerprint inputs;
-    DeriveJob(snap.jobs[k], c.raws[k], c, snap.arena, users_, last.get(), inputs);
+    DeriveJob(snap.jobs[k], c.raws[k], c, snap.arena, users_, last.get(), inputs,
+              reused);
     memo->by_id.insert_or_assign(snap.jobs[k].id,
                                  StdioMemo::Entry{inputs, static_cast<uint32_t>(k)});
   }
+  debug("soperator: StdOut/StdErr of %lu of %lu job(s) taken from the last "
+        "collection", static_cast<unsigned long>(reused),
+        static_cast<unsigned long>(c.count));
   memo->jobs = c.snap;
   std::shared_ptr<const StdioMemo> replaced;  // freed outside the lock
   {

@@ -414,7 +414,8 @@ bool ControllerSource::Active() {
   // before our fini() can stop the collector.
   const bool active = node_record_count > 0 && !InStandby() &&
                       slurmctld_config.shutdown_time == 0;
-  // A standby keeps no job snapshot alive for paths it will not derive.
+  // A standby lets go of the job snapshot kept for path reuse (a
+  // collection still running may keep one until the next tick asks).
   if (!active) ForgetStdioMemo();
   return active;
 }
