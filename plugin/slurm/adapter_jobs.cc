@@ -633,6 +633,29 @@ Fingerprint StdioInputs(const Job& j, const Raw& r, std::string_view user) {
   return h.Finish();
 }
 
+// StdOut/StdErr as the client prints them, expanded from the patterns.
+void ExpandPaths(Job& j, const Raw& r, Arena& arena, std::string_view stdio_user) {
+#ifdef SM_STDIO_EXPAND
+  j.std_out =
+      arena.Store(ExpandStdio(r.has_std_out, r.std_out, j, r, stdio_user));
+  j.std_err =
+      arena.Store(ExpandStdio(r.has_std_err, r.std_err, j, r, stdio_user));
+#else
+  StdioJob io;
+  io.job_id = j.id;
+  io.array_job_id = static_cast<uint32_t>(j.array_job_id.value_or(0));
+  io.array_task_id = r.array_task_id;
+  io.name = j.name;
+  io.work_dir = r.work_dir;
+  io.user = stdio_user;
+  io.batch = r.batch;
+  io.std_out = r.std_out;
+  io.std_err = r.std_err;
+  j.std_out = arena.Store(JobStdout(kStdio, io));
+  j.std_err = arena.Store(JobStderr(kStdio, io));
+#endif
+}
+
 // Off-lock: the strings the clients compute for one job. `last`: the
 // previous collection's paths, if any; `stdio_inputs` is set to what this
 // job's paths are derived from.
@@ -672,27 +695,9 @@ void DeriveJob(Job& j, const Raw& r, const JobCopy& c, Arena& arena,
     j.std_out = arena.Store(same->std_out);
     j.std_err = arena.Store(same->std_err);
     ++reused;
-    return;
+  } else {
+    ExpandPaths(j, r, arena, stdio_user);
   }
-#ifdef SM_STDIO_EXPAND
-  j.std_out =
-      arena.Store(ExpandStdio(r.has_std_out, r.std_out, j, r, stdio_user));
-  j.std_err =
-      arena.Store(ExpandStdio(r.has_std_err, r.std_err, j, r, stdio_user));
-#else
-  StdioJob io;
-  io.job_id = j.id;
-  io.array_job_id = static_cast<uint32_t>(j.array_job_id.value_or(0));
-  io.array_task_id = r.array_task_id;
-  io.name = j.name;
-  io.work_dir = r.work_dir;
-  io.user = stdio_user;
-  io.batch = r.batch;
-  io.std_out = r.std_out;
-  io.std_err = r.std_err;
-  j.std_out = arena.Store(JobStdout(kStdio, io));
-  j.std_err = arena.Store(JobStderr(kStdio, io));
-#endif
 }
 
 }  // namespace
