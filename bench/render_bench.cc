@@ -102,11 +102,19 @@ void BM_Gzip(benchmark::State& st) {
 void BM_SoperatorFollowsChange(benchmark::State& st) {
   const Cluster& c = Get(static_cast<int>(st.range(0)), static_cast<int>(st.range(1)));
   const bool incremental = st.range(2) != 0;
+  size_t taken = 0;
   // The body the first render leaves.
   auto render = [&](int64_t now, const EarlierBody* earlier, std::string& out,
-                    std::vector<WrittenFamily>& written) {
+                    std::vector<WrittenFamily>& written,
+                    std::vector<GroupKey>& keys,
+                    std::span<const GroupKey> earlier_keys) {
     MetricSet set;
-    AddEndpointFamilies(set, Endpoint::kSoperator, c.state, c.history, {now, false});
+    GroupReuse reuse;
+    if (earlier) reuse.earlier.push_back(earlier_keys);
+    AddEndpointFamilies(set, Endpoint::kSoperator, c.state, c.history, {now, false},
+                        nullptr, incremental ? &reuse : nullptr);
+    keys = std::move(reuse.keys);
+    taken = reuse.taken;
     if (incremental) set.SealReusing(std::span(&earlier, earlier ? 1 : 0));
     else set.Seal();
     set.Write(Format::kText, out, earlier, &written);
@@ -114,7 +122,8 @@ void BM_SoperatorFollowsChange(benchmark::State& st) {
   };
   std::string before;
   std::vector<WrittenFamily> before_families;
-  render(1795100000, nullptr, before, before_families);
+  std::vector<GroupKey> before_keys;
+  render(1795100000, nullptr, before, before_families, before_keys, {});
   const GzipForm before_gzip = MakeGzipForm(before);
   const EarlierBody earlier{before, before_families};
   size_t reused = 0, pieces_reused = 0, gzip_bytes = 0;
@@ -122,7 +131,9 @@ void BM_SoperatorFollowsChange(benchmark::State& st) {
     std::string out;
     out.reserve(before.size());
     std::vector<WrittenFamily> written;
-    render(1795100030, incremental ? &earlier : nullptr, out, written);
+    std::vector<GroupKey> keys;
+    render(1795100030, incremental ? &earlier : nullptr, out, written, keys,
+           before_keys);
     const GzipForm gz = incremental ? MakeGzipForm(out, before, &before_gzip)
                                     : MakeGzipForm(out);
     reused = std::count_if(written.begin(), written.end(),
@@ -133,8 +144,21 @@ void BM_SoperatorFollowsChange(benchmark::State& st) {
     benchmark::DoNotOptimize(gz.bytes.data());
   }
   st.counters["families_reused"] = static_cast<double>(reused);
+  st.counters["groups_taken"] = static_cast<double>(taken);
   st.counters["pieces_reused"] = static_cast<double>(pieces_reused);
   st.counters["gzip_bytes"] = static_cast<double>(gzip_bytes);
+}
+
+// What the first render after each collection spends on the jobs'
+// content fingerprint (JobSnapshot::Content), which the iterations above
+// find made: every collection brings a new snapshot.
+void BM_JobsContent(benchmark::State& st) {
+  for (auto _ : st) {
+    st.PauseTiming();
+    auto j = bench::SyntheticJobs(static_cast<int>(st.range(1)), static_cast<int>(st.range(0)));
+    st.ResumeTiming();
+    benchmark::DoNotOptimize(j->Content());
+  }
 }
 
 // Building the snapshots: the copy work the adapter does (its string copies
@@ -194,6 +218,7 @@ BENCHMARK(BM_SoperatorFollowsChange)
     ->MeasureProcessCPUTime()
     ->UseRealTime();
 BENCHMARK(BM_SnapshotCopy)->Apply(Sizes);
+BENCHMARK(BM_JobsContent)->Args({10000, 50000})->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "exposition/exposition.h"
+#include "serving/endpoints.h"
 #include "gzip_form.h"
 
 namespace sm {
@@ -21,12 +22,18 @@ class Body {
  public:
   // `families`: where each family lies in `text` (MetricSet::Write), for
   // the next render of the same endpoint, view and format to copy from.
-  Body(std::string text, uint64_t series, std::vector<WrittenFamily> families = {})
-      : text_(std::move(text)), series_(series), families_(std::move(families)) {}
+  // `groups`: what its groups of families were built from (GroupReuse).
+  Body(std::string text, uint64_t series, std::vector<WrittenFamily> families = {},
+       std::vector<GroupKey> groups = {})
+      : text_(std::move(text)),
+        series_(series),
+        families_(std::move(families)),
+        groups_(std::move(groups)) {}
   const std::string& text() const { return text_; }
   uint64_t series() const { return series_; }
   // What a later render may copy families from.
   EarlierBody AsEarlier() const { return {text_, families_}; }
+  const std::vector<GroupKey>& group_keys() const { return groups_; }
   // Thread-safe; compresses once. With `earlier` (the body this one
   // replaces, of the same endpoint, view and format), the pieces of text
   // both have are copied from its gzip form, if it has one made.
@@ -55,6 +62,7 @@ class Body {
   std::string text_;
   uint64_t series_;
   std::vector<WrittenFamily> families_;
+  std::vector<GroupKey> groups_;
   mutable std::once_flag gzip_once_;
   mutable GzipForm gzip_;
   mutable std::atomic<bool> gzip_made_{false};

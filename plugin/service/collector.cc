@@ -347,37 +347,65 @@ void Collector::RenderEndpoint(Endpoint e, View view,
                                const std::array<size_t, 2>& reserve,
                                const std::array<const Body*, 2>& earlier,
                                std::array<std::shared_ptr<const Body>, 2>& out,
-                               WriteStats& stats) {
+                               WriteStats& stats, size_t& groups_taken,
+                               bool take_groups) {
   MetricSet set(&options_.disabled_families,
                 view == View::kPublic ? hidden_.load() : PrivateData{0});
-  AddEndpointFamilies(set, e, state_.cluster, state_.history,
-                      {options_.unix_now(), options_.native_values,
-                       options_.pending_user_label},
-                      &state_.queue_wait);
   // What the new bodies may copy from: the bodies they replace. A family
   // that one format cannot copy is sealed when that format is written.
   std::array<EarlierBody, 2> from{};
   std::vector<const EarlierBody*> copy_from;
+  GroupReuse reuse;
+  bool every_format_has_one = true;
   for (size_t i = 0; i < 2; ++i) {
-    if (!formats[i] || !earlier[i]) continue;
+    if (!formats[i]) continue;
+    if (!earlier[i]) {
+      every_format_has_one = false;
+      continue;
+    }
     from[i] = earlier[i]->AsEarlier();
     copy_from.push_back(&from[i]);
+    reuse.earlier.push_back(earlier[i]->group_keys());
   }
+  // Groups are taken from the earlier bodies only when each format written
+  // has one (a group taken has no rows to write a format from).
+  if (!take_groups || !every_format_has_one) reuse.earlier.clear();
+  AddEndpointFamilies(set, e, state_.cluster, state_.history,
+                      {options_.unix_now(), options_.native_values,
+                       options_.pending_user_label},
+                      &state_.queue_wait,
+                      options_.incremental_render ? &reuse : nullptr);
   if (!options_.incremental_render) set.Seal();
   else set.SealReusing(copy_from);
+  std::array<std::string, 2> texts;
+  std::array<std::vector<WrittenFamily>, 2> written;
   for (Format f : {Format::kText, Format::kOpenMetrics}) {
     const size_t i = f == Format::kOpenMetrics ? 1 : 0;
+    if (!formats[i] || set.copy_failed()) continue;
+    texts[i].reserve(reserve[i]);
+    set.Write(f, texts[i], earlier[i] ? &from[i] : nullptr, &written[i]);
+  }
+  if (set.copy_failed()) {
+    // Not expected (the keys say the earlier bodies hold every family taken),
+    // but a body is never served short of families: build them all.
+    static std::atomic<bool> logged{false};
+    if (!logged.exchange(true))
+      LogError("render: a group of families could not be taken from the body "
+               "it replaces; built again");
+    RenderEndpoint(e, view, formats, reserve, earlier, out, stats, groups_taken,
+                   false);
+    return;
+  }
+  groups_taken += reuse.taken;
+  for (size_t i = 0; i < 2; ++i) {
     if (!formats[i]) continue;
-    std::string text;
-    std::vector<WrittenFamily> written;
-    text.reserve(reserve[i]);
-    set.Write(f, text, earlier[i] ? &from[i] : nullptr, &written);
     const auto copied = static_cast<uint64_t>(std::count_if(
-        written.begin(), written.end(), [](const WrittenFamily& w) { return w.reused; }));
+        written[i].begin(), written[i].end(),
+        [](const WrittenFamily& w) { return w.reused; }));
     stats.families_reused += copied;
-    stats.families_written += written.size() - copied;
-    out[i] = std::make_shared<const Body>(std::move(text), set.stats().series,
-                                          std::move(written));
+    stats.families_written += written[i].size() - copied;
+    out[i] = std::make_shared<const Body>(std::move(texts[i]), set.stats().series,
+                                          std::move(written[i]), reuse.keys);
   }
   stats.series += set.stats().series;
   stats.duplicates_dropped += set.stats().duplicates_dropped;
@@ -424,6 +452,7 @@ void Collector::PlanRendersLocked(double now, RenderPlan& plan) {
 
 bool Collector::RenderPlanned(RenderPlan& plan, WriteStats& stats) {
   bool rendered = false;
+  size_t groups_taken = 0;
   // Public views exist only while something is hidden (see Get()).
   const bool views_differ = hidden_.load() != 0;
   for (int e = 0; e < kEndpointCount; ++e) {
@@ -439,7 +468,7 @@ bool Collector::RenderPlanned(RenderPlan& plan, WriteStats& stats) {
         RenderEndpoint(endpoint, view, {plan.wanted[text], plan.wanted[om]},
                        {TextSize(plan.earlier[text]), TextSize(plan.earlier[om])},
                        {plan.earlier[text].get(), plan.earlier[om].get()}, bodies,
-                       stats);
+                       stats, groups_taken);
       }
       plan.fresh[text] = std::move(bodies[0]);
       plan.fresh[om] = std::move(bodies[1]);
@@ -456,6 +485,9 @@ bool Collector::RenderPlanned(RenderPlan& plan, WriteStats& stats) {
     stats.gzip_pieces_compressed +=
         plan.fresh[i]->gzip_pieces() - plan.fresh[i]->gzip_pieces_reused();
   }
+  if (rendered)
+    LogDebug("render: " + std::to_string(groups_taken) +
+             " group(s) of families taken from the bodies replaced");
   return rendered;
 }
 
@@ -612,7 +644,8 @@ std::shared_ptr<const Body> Collector::RenderOnRequest(Endpoint e, View view,
   std::lock_guard lock(apply_mu_);
   epoch = epoch_.load();
   // No earlier body: a slot rendered per request has none kept.
-  RenderEndpoint(e, view, formats, reserve, {}, bodies, stats);
+  size_t groups_taken = 0;
+  RenderEndpoint(e, view, formats, reserve, {}, bodies, stats, groups_taken);
   return std::move(bodies[slot % 2]);
 }
 

@@ -225,7 +225,8 @@ class Collector {
                       const std::array<size_t, 2>& reserve,
                       const std::array<const Body*, 2>& earlier,
                       std::array<std::shared_ptr<const Body>, 2>& out,
-                      WriteStats& stats);
+                      WriteStats& stats, size_t& groups_taken,
+                      bool take_groups = true);
   void Deactivate();
   // Bytes the cached bodies hold (plain and the gzip forms made so far),
   // and their limit now. With mu_ held.

@@ -149,6 +149,20 @@ Family& MetricSet::Add(const FamilyDef& def) {
   return f;
 }
 
+void MetricSet::Take(const FamilyDef& def) {
+  Family& f = Add(def);
+  if (f.enabled_) f.taken_ = true;
+}
+
+Fingerprint MetricSet::Filters() const {
+  FingerprintHasher h;
+  h.Word(hidden_);
+  h.Word(disabled_ ? disabled_->size() : 0);
+  if (disabled_)
+    for (const std::string& name : *disabled_) h.String(name);
+  return h.Finish();
+}
+
 std::vector<std::string_view> MetricSet::AddedNames() const {
   std::vector<std::string_view> names;
   for (const auto* list : {&families_, &discarded_})
@@ -175,7 +189,19 @@ void MetricSet::SealWith(std::span<const EarlierBody* const> earlier,
   // refused, counted and logged once per process (it is our bug).
   std::map<std::string_view, std::string_view> om_names;  // om name -> name
   for (Family& f : families_) {
-    if (f.empty()) continue;
+    if (f.taken_) {
+      // Written by the earlier bodies (every one, or none: it was empty).
+      size_t have = 0;
+      for (const EarlierBody* e : earlier)
+        have += e && FindWritten(*e, f.def().name) ? 1 : 0;
+      if (have == 0 && !earlier.empty()) continue;
+      if (have != earlier.size() || earlier.empty()) {
+        copy_failed_ = true;
+        continue;
+      }
+    } else if (f.empty()) {
+      continue;
+    }
     const auto [it, fresh] = om_names.emplace(OpenMetricsName(f.def()), f.def().name);
     if (!fresh && it->second != f.def().name) {
       ++stats_.families_refused;
@@ -200,7 +226,20 @@ void MetricSet::SealWith(std::span<const EarlierBody* const> earlier,
     while (g.end < sorted_.size() && sorted_[g.end]->def().name == sorted_[i]->def().name)
       ++g.end;
     i = g.end;
-    if (fingerprint) g.input = RowsFingerprint(Members(g));
+    const auto members = Members(g);
+    const size_t taken = std::count_if(members.begin(), members.end(),
+                                       [](const Family* f) { return f->taken_; });
+    g.taken = taken != 0;
+    if (g.taken) {
+      // Rows never added: the earlier bodies' record is the input, and
+      // every one must hold the same.
+      const WrittenFamily* first =
+          earlier.empty() ? nullptr : FindWritten(*earlier[0], members[0]->def().name);
+      if (first) g.input = first->input;
+      if (taken != members.size() || !first) copy_failed_ = true;
+    } else if (fingerprint) {
+      g.input = RowsFingerprint(members);
+    }
     // Rows as added equal to those an earlier body of every format to be
     // written was made from: its bytes will be copied, so the families are
     // left as added (sealed only if a Write finds no copy after all).
@@ -212,6 +251,8 @@ void MetricSet::SealWith(std::span<const EarlierBody* const> earlier,
     }
     if (same) {
       g.counts = same->counts;
+    } else if (g.taken) {
+      copy_failed_ = true;
     } else {
       SealGroup(g);
     }
@@ -295,6 +336,8 @@ void MetricSet::Write(Format format, std::string& out,
     if (before && before->input == g.input) {
       out.append(earlier->text.substr(before->offset, before->length));
       w.reused = true;
+    } else if (g.taken) {
+      copy_failed_ = true;  // no rows to write: the caller renders again
     } else {
       // Left as added by SealReusing for a copy this body did not have.
       if (!g.sealed) SealGroup(g);

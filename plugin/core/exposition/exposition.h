@@ -102,6 +102,7 @@ class Family {
   friend class MetricSet;
   const FamilyDef* def_;
   bool enabled_ = true;
+  bool taken_ = false;  // MetricSet::Take: no rows, the earlier body's bytes
   Rows<std::string_view> values_;  // size() * labels, row-major
   Rows<double> numbers_;
   Rows<const HistogramValue*> histograms_;  // parallel, or empty
@@ -166,6 +167,17 @@ class MetricSet {
       : disabled_(disabled), hidden_(hidden) {}
 
   Family& Add(const FamilyDef& def);
+  // A family whose rows would be those the earlier bodies given to
+  // SealReusing were written from (the caller knows its inputs did not
+  // change): it is not built, and Write copies it from those bodies. If
+  // they cannot give it (a body lacks it while another has it, or it
+  // shares its name with a family that was built), copy_failed() says so
+  // and the caller renders again without taking.
+  void Take(const FamilyDef& def);
+  bool copy_failed() const { return copy_failed_; }
+  // What decides which families are built at all: the disabled names and
+  // the hidden PrivateData (a body taken from must have had the same).
+  Fingerprint Filters() const;
   Arena& arena() { return arena_; }
   // The name of every family Add was given, disabled ones too, sorted and
   // once each: what tests hold the family registry to.
@@ -195,6 +207,7 @@ class MetricSet {
     Fingerprint input;  // RowsFingerprint, after SealReusing
     WriteStats counts;  // what sealing them counts
     bool sealed = false;
+    bool taken = false;  // its families were given to Take
   };
   void SealWith(std::span<const EarlierBody* const> earlier, bool fingerprint);
   std::span<Family* const> Members(const NameGroup& g) const;
@@ -215,6 +228,7 @@ class MetricSet {
   WriteStats stats_;
   bool sealed_ = false;
   bool fingerprinted_ = false;
+  mutable bool copy_failed_ = false;
 };
 
 // Content types as client_golang v1.23 announces them.

@@ -10,11 +10,13 @@
 #pragma once
 
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <string_view>
 #include <vector>
 
 #include "base/arena.h"
+#include "base/fingerprint.h"
 
 namespace sm {
 
@@ -290,7 +292,31 @@ struct Job {
   std::vector<uint32_t> node_indices;
 };
 
+// Made once, on first use, by whichever thread asks first. A moved-to
+// snapshot makes its own.
+class LazyFingerprint {
+ public:
+  LazyFingerprint() = default;
+  LazyFingerprint(LazyFingerprint&&) noexcept {}
+  LazyFingerprint& operator=(LazyFingerprint&&) = delete;
+  template <class Make>
+  Fingerprint Get(Make&& make) const {
+    std::call_once(once_, [&] { value_ = make(); });
+    return value_;
+  }
+
+ private:
+  mutable std::once_flag once_;
+  mutable Fingerprint value_;
+};
+
 struct JobSnapshot {
+  // Every field of every job, in order, and the flag below: two snapshots
+  // with the same content give every family that reads only the jobs the
+  // same rows (snapshot_content.cc; docs/performance.md, "Render cost that
+  // follows change"). Not to be called before the snapshot is complete.
+  Fingerprint Content() const;
+
   Arena arena;
   Rows<Job> jobs;
   // How this release's own metrics/openmetrics counts the nodes allocated
@@ -300,6 +326,9 @@ struct JobSnapshot {
   // nodes (docs/native-semantics.md, section 4). Set by the adapter; only
   // NativeValues=yes prints the per-record sum.
   bool native_nodes_alloc_per_record = false;
+
+ private:
+  LazyFingerprint content_;
 };
 
 // ---- Controller statistics (sdiag) ---------------------------------------

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "serving/endpoints.h"
 
+#include <algorithm>
+#include <optional>
 #include <utility>
 
 #include "serving/family_registry.h"
@@ -51,16 +53,58 @@ bool Present(StateParts needs, const ClusterState& s,
   return true;
 }
 
+// Everything a jobs_only group's families follow from on endpoint `e`
+// (its skipped names are the endpoint's): none for the other groups, nor
+// with JobSource=accounting, whose finished jobs change with the clock.
+std::optional<Fingerprint> KeyOf(const FamilyGroup& g, size_t index, Endpoint e,
+                                 const ClusterState& state,
+                                 const RenderOptions& opts, const MetricSet& set) {
+  if (!g.jobs_only || state.finished_jobs) return std::nullopt;
+  const Fingerprint jobs = state.jobs->Content();
+  const Fingerprint filters = set.Filters();
+  FingerprintHasher h;
+  h.Word(index);
+  h.Word(static_cast<uint64_t>(e));
+  h.Word(jobs.a);
+  h.Word(jobs.b);
+  h.Word(filters.a);
+  h.Word(filters.b);
+  h.Word(opts.native_values | opts.pending_user_label << 1);
+  return h.Finish();
+}
+
+bool EveryBodyHas(const GroupReuse& reuse, const GroupKey& key) {
+  if (reuse.earlier.empty()) return false;
+  for (std::span<const GroupKey> keys : reuse.earlier)
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) return false;
+  return true;
+}
+
 }  // namespace
 
 // Every group of the registry (family_registry.cc) this endpoint serves
 // and whose parts of the state are there, in the registry's order.
 void AddEndpointFamilies(MetricSet& set, Endpoint e, const ClusterState& state,
                          const NodeHistory& history, const RenderOptions& opts,
-                         const QueueWaitHistory* queue_wait) {
-  for (const FamilyGroup& g : FamilyGroups()) {
+                         const QueueWaitHistory* queue_wait, GroupReuse* reuse) {
+  const auto groups = FamilyGroups();
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const FamilyGroup& g = groups[i];
     if (!Contains(g.endpoints, e) || !Present(g.needs, state, queue_wait)) continue;
-    g.add(set, {state, history, opts, queue_wait, YieldedNames(g, e)});
+    const auto skip = YieldedNames(g, e);
+    const std::optional<Fingerprint> inputs =
+        reuse ? KeyOf(g, i, e, state, opts, set) : std::nullopt;
+    if (inputs) {
+      const GroupKey key{static_cast<uint32_t>(i), *inputs};
+      reuse->keys.push_back(key);
+      if (EveryBodyHas(*reuse, key)) {
+        for (const FamilyDef* f : g.families())
+          if (std::find(skip.begin(), skip.end(), f->name) == skip.end()) set.Take(*f);
+        ++reuse->taken;
+        continue;
+      }
+    }
+    g.add(set, {state, history, opts, queue_wait, skip});
   }
 }
 

@@ -8,6 +8,7 @@
 #include <memory>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "model/accounting_snapshot.h"
 #include "exposition/exposition.h"
@@ -60,10 +61,34 @@ struct RenderOptions {
 // Family names both Soperator's and Slurm's native node families define.
 std::span<const std::string_view> SharedNodeFamilyNames();
 
+// What one group of families (family_registry.h) was built from, kept
+// with a body: while it stays the same, the next render of that body's
+// path, view and format takes the group's families from it instead of
+// building them (docs/performance.md, "Render cost that follows change").
+struct GroupKey {
+  uint32_t group = 0;  // index in FamilyGroups()
+  Fingerprint inputs;
+  bool operator==(const GroupKey&) const = default;
+};
+
+// A render's use of GroupKeys.
+struct GroupReuse {
+  // Those kept with each body the render replaces (one per format it
+  // writes, in the order given to MetricSet::SealReusing); a group is
+  // taken only when every one has its key. Empty: every group is built.
+  std::vector<std::span<const GroupKey>> earlier;
+  // Set by AddEndpointFamilies: this render's keys, and how many groups
+  // were taken (MetricSet::Take).
+  std::vector<GroupKey> keys;
+  size_t taken = 0;
+};
+
 // `queue_wait`: the submit-to-start histogram kept across collections
-// (none: the family is absent).
+// (none: the family is absent). `reuse`: see GroupReuse (none: every group
+// is built and no key is made).
 void AddEndpointFamilies(MetricSet& set, Endpoint e, const ClusterState& state,
                          const NodeHistory& history, const RenderOptions& opts,
-                         const QueueWaitHistory* queue_wait = nullptr);
+                         const QueueWaitHistory* queue_wait = nullptr,
+                         GroupReuse* reuse = nullptr);
 
 }  // namespace sm

@@ -52,8 +52,15 @@ const FamilyGroup kGroups[] = {
      [](MetricSet& set, const FamilyInputs& in) { in.history.AddFamilies(set); }},
     {"soperator_jobs", Ours(E::kJobs), 0, part::kJobs, &SoperatorJobFamilies,
      [](MetricSet& set, const FamilyInputs& in) {
-       AddSoperatorJobFamilies(set, *in.state.jobs, in.opts.now,
-                               in.state.finished_jobs.get());
+       AddSoperatorJobStateFamilies(set, *in.state.jobs,
+                                    in.state.finished_jobs.get());
+     },
+     true},
+    {"soperator_job_durations", Ours(E::kJobs), 0, part::kJobs,
+     &SoperatorJobDurationFamilies,
+     [](MetricSet& set, const FamilyInputs& in) {
+       AddSoperatorJobDurations(set, *in.state.jobs, in.opts.now,
+                                in.state.finished_jobs.get());
      }},
     {"soperator_controller", Ours(E::kScheduler), 0, part::kDiag,
      &SoperatorControllerFamilies,
@@ -68,7 +75,8 @@ const FamilyGroup kGroups[] = {
     {"native_jobs", Slurms(E::kJobs), 0, part::kJobs, &NativeJobFamilies,
      [](MetricSet& set, const FamilyInputs& in) {
        AddNativeJobFamilies(set, *in.state.jobs, in.opts);
-     }},
+     },
+     true},
     {"native_partitions", Slurms(E::kPartitions), 0, part::kNodes,
      &NativePartitionFamilies,
      [](MetricSet& set, const FamilyInputs& in) {
@@ -79,7 +87,8 @@ const FamilyGroup kGroups[] = {
      &NativeUserAccountFamilies,
      [](MetricSet& set, const FamilyInputs& in) {
        AddNativeUserAccountFamilies(set, *in.state.jobs, in.opts);
-     }},
+     },
+     true},
     {"native_scheduler", Slurms(E::kScheduler), 0, part::kDiag,
      &NativeSchedulerFamilies,
      [](MetricSet& set, const FamilyInputs& in) {
@@ -118,11 +127,13 @@ const FamilyGroup kGroups[] = {
     {"pending_jobs", Ours(E::kJobs), 0, part::kJobs, &PendingJobFamilies,
      [](MetricSet& set, const FamilyInputs& in) {
        AddPendingJobFamilies(set, *in.state.jobs, {in.opts.pending_user_label});
-     }},
+     },
+     true},
     {"job_gpus", Ours(E::kJobs), 0, part::kJobs, &JobGpuFamilies,
      [](MetricSet& set, const FamilyInputs& in) {
        AddJobGpuFamilies(set, *in.state.jobs);
-     }},
+     },
+     true},
     {"queue_wait", Ours(E::kJobs), 0, part::kQueueWait,
      &QueueWaitHistory::Families,
      [](MetricSet& set, const FamilyInputs& in) {

@@ -68,6 +68,12 @@ struct FamilyGroup {
   // Every family `add` can add, in the order it adds them.
   std::span<const FamilyDef* const> (*families)();
   void (*add)(MetricSet& set, const FamilyInputs& in);
+  // Its families follow from the jobs snapshot and the render options
+  // alone (not the clock, the histories, another part, nor
+  // JobSource=accounting's finished jobs): a render may take them from the
+  // body it replaces while the jobs' content is what it was (endpoints.h,
+  // GroupReuse).
+  bool jobs_only = false;
 };
 
 // The table, in the order the families are added to a body (the order

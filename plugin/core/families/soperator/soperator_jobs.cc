@@ -36,8 +36,11 @@ const FamilyDef kNodeJob{
     MetricType::kGauge,
     {"job_id", "node_name", "nvlink_instance_group", "nodeset_name"}};
 
-const FamilyDef* const kAll[] = {&kJobInfo, &kJobCpus, &kJobMemory,
-                                 &kJobDuration, &kNodeJob};
+// The families that follow from the jobs alone, and the one that also
+// follows the clock (registered apart: family_registry.cc).
+const FamilyDef* const kFromJobs[] = {&kJobInfo, &kJobCpus, &kJobMemory,
+                                      &kNodeJob};
+const FamilyDef* const kFromClock[] = {&kJobDuration};
 
 // "" for absent and for exactly 0, as Soperator prints times.
 std::string_view TimeLabel(Arena& arena, std::optional<int64_t> t) {
@@ -103,21 +106,64 @@ std::string_view JobBaseName(JobBase base) {
   return "";
 }
 
-std::span<const FamilyDef* const> SoperatorJobFamilies() { return kAll; }
+std::span<const FamilyDef* const> SoperatorJobFamilies() { return kFromJobs; }
+std::span<const FamilyDef* const> SoperatorJobDurationFamilies() {
+  return kFromClock;
+}
+
+namespace {
+
+// Every job the per-job families serve: the controller's, and with
+// JobSource=accounting those it serves plus the finished ones slurmctld
+// has purged since (docs/configuration.md, "Finished jobs"); never one id
+// twice.
+template <class F>
+void ForServedJobs(const JobSnapshot& snap, const FinishedJobsView* accounting,
+                   F&& add) {
+  for (const Job& j : snap.jobs)
+    if (!accounting || accounting->Serves(j)) add(j);
+  if (accounting)
+    for (const auto& k : accounting->purged) add(k->job);
+}
+
+}  // namespace
 
 void AddSoperatorJobFamilies(MetricSet& set, const JobSnapshot& snap,
                              int64_t now, const FinishedJobsView* accounting) {
+  AddSoperatorJobStateFamilies(set, snap, accounting);
+  AddSoperatorJobDurations(set, snap, now, accounting);
+}
+
+void AddSoperatorJobDurations(MetricSet& set, const JobSnapshot& snap,
+                              int64_t now, const FinishedJobsView* accounting) {
+  Family& duration = set.Add(kJobDuration);
+  if (!duration.enabled()) return;
+  Arena& arena = set.arena();
+  ForServedJobs(snap, accounting, [&](const Job& j) {
+    // Soperator's IsTerminalState lists exactly the finished bases.
+    const bool terminal = IsFinished(j.state);
+    const bool ended = j.end_time && *j.end_time != 0;
+    if (j.start_time && *j.start_time != 0 && (!terminal || ended)) {
+      const int64_t end = terminal ? *j.end_time : now;
+      if (end - *j.start_time > 0) {
+        const std::string_view id_label[] = {arena.StoreInt(j.id)};
+        duration.Add(id_label, end - *j.start_time);
+      }
+    }
+  });
+}
+
+void AddSoperatorJobStateFamilies(MetricSet& set, const JobSnapshot& snap,
+                                  const FinishedJobsView* accounting) {
   Family& info = set.Add(kJobInfo);
   Family& cpus = set.Add(kJobCpus);
   Family& memory = set.Add(kJobMemory);
-  Family& duration = set.Add(kJobDuration);
   Family& node_job = set.Add(kNodeJob);
   Arena& arena = set.arena();
   std::vector<std::string> hosts;
 
-  const auto add = [&](const Job& j) {
+  ForServedJobs(snap, accounting, [&](const Job& j) {
     const std::string_view id = arena.StoreInt(j.id);
-    // Soperator's IsTerminalState lists exactly the finished bases.
     const bool terminal = IsFinished(j.state);
     // Slurm defaults mail_user to the user name; only a different address
     // is worth a label value. The accounting source sets neither the mail
@@ -148,25 +194,13 @@ void AddSoperatorJobFamilies(MetricSet& set, const JobSnapshot& snap,
     if (r.cpus) cpus.Add(id_label, *r.cpus);
     if (r.memory_bytes) memory.Add(id_label, *r.memory_bytes);
 
-    if (j.start_time && *j.start_time != 0 && (!terminal || ended)) {
-      const int64_t end = terminal ? *j.end_time : now;
-      if (end - *j.start_time > 0) duration.Add(id_label, end - *j.start_time);
-    }
-
     if (!node_job.enabled()) return;  // the costly one to switch off
     hosts.clear();
     if (ExpandHostList(AssignedNodeList(j.nodes), hosts)) {
       for (const std::string& h : hosts)
         node_job.Add({id, arena.Store(h), "", ""}, 1);
     }
-  };
-
-  for (const Job& j : snap.jobs)
-    if (!accounting || accounting->Serves(j)) add(j);
-  // Finished jobs slurmctld has purged since (docs/configuration.md,
-  // "Finished jobs"); never one of the ids above.
-  if (accounting)
-    for (const auto& k : accounting->purged) add(k->job);
+  });
 }
 
 }  // namespace sm

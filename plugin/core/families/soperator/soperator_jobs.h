@@ -14,14 +14,24 @@
 
 namespace sm {
 
-// `now` (unix seconds) is when durations of unfinished jobs end. Soperator
-// takes it at scrape time; we take it when the body is rendered.
+// slurm_job_info, the jobs' CPUs and memory, slurm_node_job: what follows
+// from the jobs alone.
 std::span<const FamilyDef* const> SoperatorJobFamilies();
+// slurm_job_duration_seconds, which also follows the clock: `now` (unix
+// seconds) is when durations of unfinished jobs end. Soperator takes it at
+// scrape time; we take it when the body is rendered.
+std::span<const FamilyDef* const> SoperatorJobDurationFamilies();
 
 // `accounting` (JobSource=accounting; null with JobSource=controller):
 // serves the jobs as Soperator's accounting source does, finished ones for
 // the lookback even after slurmctld purged them (docs/configuration.md,
 // "Finished jobs").
+void AddSoperatorJobStateFamilies(MetricSet& set, const JobSnapshot& jobs,
+                                  const FinishedJobsView* accounting = nullptr);
+void AddSoperatorJobDurations(MetricSet& set, const JobSnapshot& jobs,
+                              int64_t now,
+                              const FinishedJobsView* accounting = nullptr);
+// Both (what the tests hold to Soperator's output).
 void AddSoperatorJobFamilies(MetricSet& set, const JobSnapshot& jobs,
                              int64_t now,
                              const FinishedJobsView* accounting = nullptr);

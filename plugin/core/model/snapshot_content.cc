@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// What two job snapshots are compared by: a render takes the families that
+// follow from the jobs alone from the body it replaces when the jobs'
+// content is what it was (docs/performance.md, "Render cost that follows
+// change"). A field left out here would make those families stale when
+// only that field changes, so the size check below stops the build when
+// Job gains a field until it is added.
+#include <optional>
+
+#include "model/snapshot.h"
+
+namespace sm {
+namespace {
+
+// Job's layout when every field below was hashed (x86-64 and aarch64
+// Linux, the platforms the plugin is built for).
+static_assert(sizeof(void*) != 8 || sizeof(Job) == 464,
+              "Job changed: hash the new field in HashJob, then update the size");
+
+void Optional(FingerprintHasher& h, const std::optional<int64_t>& v) {
+  h.Word(v.has_value());
+  h.Word(static_cast<uint64_t>(v.value_or(0)));
+}
+
+void Optional(FingerprintHasher& h, const std::optional<uint32_t>& v) {
+  h.Word(v.has_value());
+  h.Word(v.value_or(0));
+}
+
+void HashJob(FingerprintHasher& h, const Job& j) {
+  h.Word(j.id);
+  h.String(j.name);
+  h.Word(static_cast<uint64_t>(j.state));
+  h.Word(j.flags);
+  h.String(j.state_reason);
+  h.String(j.partition);
+  Optional(h, j.user_id);
+  h.String(j.user_name);
+  h.String(j.mail_user);
+  h.String(j.std_err);
+  h.String(j.std_out);
+  h.String(j.nodes);
+  Optional(h, j.node_count);
+  Optional(h, j.array_job_id);
+  Optional(h, j.array_task_id);
+  h.String(j.array_task_string);
+  Optional(h, j.submit_time);
+  Optional(h, j.start_time);
+  Optional(h, j.end_time);
+  h.String(j.tres_alloc);
+  h.String(j.tres_req);
+  Optional(h, j.cpus);
+  Optional(h, j.memory_per_node_mb);
+  h.String(j.account);
+  h.String(j.statistics_partition);
+  h.Word(j.squeue_pending | j.held << 1 | j.waits_part_node_limit << 2 |
+         j.reason_has_part_node_limit_bit << 3);
+  h.String(j.squeue_reason);
+  h.Word(static_cast<uint64_t>(j.cpus_alloc));
+  h.Word(static_cast<uint64_t>(j.memory_alloc_mb));
+  h.Word(static_cast<uint64_t>(j.gpus_alloc));
+  h.Word(static_cast<uint64_t>(j.gpus_tres));
+  h.Word(j.min_nodes);
+  h.Word(j.max_nodes);
+  h.Word(j.array_pending_tasks);
+  h.Word(j.node_indices.size());
+  for (uint32_t slot : j.node_indices) h.Word(slot);
+}
+
+}  // namespace
+
+Fingerprint JobSnapshot::Content() const {
+  return content_.Get([this] {
+    FingerprintHasher h;
+    h.Word(native_nodes_alloc_per_record);
+    h.Word(jobs.size());
+    for (const Job& j : jobs) HashJob(h, j);
+    return h.Finish();
+  });
+}
+
+}  // namespace sm

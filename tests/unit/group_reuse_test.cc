@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Groups of families taken from the body a render replaces while what they
+// follow from is unchanged (endpoints.h GroupReuse, MetricSet::Take): the
+// jobs' content fingerprint sees every field, a render that takes groups
+// gives a full render's bytes, and a group is built again as soon as its
+// inputs move (docs/performance.md, "Render cost that follows change").
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "native_sample.h"
+#include "serving/endpoints.h"
+#include "serving/family_registry.h"
+
+namespace sm {
+namespace {
+
+// One job with every field set to something other than its default.
+Job FullJob() {
+  Job j = testing::SampleJob(7, JobBase::kRunning, "None", "main");
+  j.name = "train";
+  j.flags = 1;
+  j.user_id = 1000;
+  j.user_name = "alice";
+  j.mail_user = "alice@example.org";
+  j.std_err = "/home/alice/err";
+  j.std_out = "/home/alice/out";
+  j.nodes = "n[1-2]";
+  j.node_count = 2;
+  j.array_job_id = 6;
+  j.array_task_id = 1;
+  j.array_task_string = "2-3";
+  j.submit_time = 100;
+  j.start_time = 200;
+  j.end_time = 300;
+  j.tres_alloc = "cpu=4";
+  j.tres_req = "cpu=4";
+  j.cpus = 4;
+  j.memory_per_node_mb = 1024;
+  j.account = "physics";
+  j.statistics_partition = "main";
+  j.squeue_reason = "Resources";
+  j.cpus_alloc = 4;
+  j.memory_alloc_mb = 2048;
+  j.gpus_alloc = 2;
+  j.gpus_tres = 2;
+  j.min_nodes = 1;
+  j.max_nodes = 2;
+  j.array_pending_tasks = 2;
+  j.node_indices = {0, 1};
+  return j;
+}
+
+Fingerprint ContentOf(const Job& j, bool per_record = false) {
+  JobSnapshot s;
+  s.jobs.push_back(j);
+  s.native_nodes_alloc_per_record = per_record;
+  return s.Content();
+}
+
+// Each field of Job, changed alone, changes the content: a field the
+// fingerprint missed would let a taken group serve stale rows. (The size
+// check in snapshot_content.cc stops the build when Job gains a field.)
+TEST(JobsContent, EveryFieldCounts) {
+  const Fingerprint base = ContentOf(FullJob());
+  EXPECT_EQ(ContentOf(FullJob()), base);
+  EXPECT_NE(ContentOf(FullJob(), true), base);
+  const std::vector<std::pair<const char*, std::function<void(Job&)>>> changes = {
+      {"id", [](Job& j) { j.id = 8; }},
+      {"name", [](Job& j) { j.name = "trains"; }},
+      {"state", [](Job& j) { j.state = JobBase::kPending; }},
+      {"flags", [](Job& j) { j.flags = 3; }},
+      {"state_reason", [](Job& j) { j.state_reason = "Priority"; }},
+      {"partition", [](Job& j) { j.partition = "gpu"; }},
+      {"user_id", [](Job& j) { j.user_id = 1001; }},
+      {"user_id unset", [](Job& j) { j.user_id.reset(); }},
+      {"user_name", [](Job& j) { j.user_name = "bob"; }},
+      {"mail_user", [](Job& j) { j.mail_user = "bob@example.org"; }},
+      {"std_err", [](Job& j) { j.std_err = "/err"; }},
+      {"std_out", [](Job& j) { j.std_out = "/out"; }},
+      {"nodes", [](Job& j) { j.nodes = "n[1-3]"; }},
+      {"node_count", [](Job& j) { j.node_count = 3; }},
+      {"array_job_id", [](Job& j) { j.array_job_id = 5; }},
+      {"array_task_id", [](Job& j) { j.array_task_id = 2; }},
+      {"array_task_id unset", [](Job& j) { j.array_task_id.reset(); }},
+      {"array_task_string", [](Job& j) { j.array_task_string = "2-4"; }},
+      {"submit_time", [](Job& j) { j.submit_time = 101; }},
+      {"start_time", [](Job& j) { j.start_time = 201; }},
+      {"end_time", [](Job& j) { j.end_time = 301; }},
+      {"end_time 0", [](Job& j) { j.end_time = 0; }},
+      {"tres_alloc", [](Job& j) { j.tres_alloc = "cpu=8"; }},
+      {"tres_req", [](Job& j) { j.tres_req = "cpu=8"; }},
+      {"cpus", [](Job& j) { j.cpus = 8; }},
+      {"memory_per_node_mb", [](Job& j) { j.memory_per_node_mb.reset(); }},
+      {"account", [](Job& j) { j.account = "chemistry"; }},
+      {"statistics_partition", [](Job& j) { j.statistics_partition = "gpu"; }},
+      {"squeue_pending", [](Job& j) { j.squeue_pending = !j.squeue_pending; }},
+      {"squeue_reason", [](Job& j) { j.squeue_reason = "Priority"; }},
+      {"held", [](Job& j) { j.held = !j.held; }},
+      {"waits_part_node_limit", [](Job& j) { j.waits_part_node_limit = !j.waits_part_node_limit; }},
+      {"reason_has_part_node_limit_bit",
+       [](Job& j) { j.reason_has_part_node_limit_bit = !j.reason_has_part_node_limit_bit; }},
+      {"cpus_alloc", [](Job& j) { j.cpus_alloc = 8; }},
+      {"memory_alloc_mb", [](Job& j) { j.memory_alloc_mb = 4096; }},
+      {"gpus_alloc", [](Job& j) { j.gpus_alloc = 1; }},
+      {"gpus_tres", [](Job& j) { j.gpus_tres = 1; }},
+      {"min_nodes", [](Job& j) { j.min_nodes = 2; }},
+      {"max_nodes", [](Job& j) { j.max_nodes = 3; }},
+      {"array_pending_tasks", [](Job& j) { j.array_pending_tasks = 1; }},
+      {"node_indices", [](Job& j) { j.node_indices = {0, 2}; }},
+      {"node_indices shorter", [](Job& j) { j.node_indices = {0}; }},
+  };
+  for (const auto& [field, change] : changes) {
+    Job j = FullJob();
+    change(j);
+    EXPECT_NE(ContentOf(j), base) << field;
+  }
+}
+
+ClusterState StateWith(JobSnapshot jobs) {
+  ClusterState s;
+  s.nodes = std::make_shared<const NodeSnapshot>(testing::SampleNodes());
+  s.jobs = std::make_shared<const JobSnapshot>(std::move(jobs));
+  s.diag = std::make_shared<const DiagSnapshot>(testing::SampleDiag());
+  return s;
+}
+
+struct Rendered {
+  std::string text;
+  std::vector<WrittenFamily> families;
+  std::vector<GroupKey> keys;
+  size_t taken = 0;
+  bool copy_failed = false;
+};
+
+// What the collector does for one body: with `earlier`, groups whose keys
+// it kept are taken and the rest copied where the rows are the same.
+Rendered Render(const ClusterState& s, Endpoint e, Format f, const RenderOptions& opts,
+                const Rendered* earlier) {
+  NodeHistory history(0);
+  QueueWaitHistory queue_wait;
+  MetricSet set;
+  GroupReuse reuse;
+  if (earlier) reuse.earlier.push_back(earlier->keys);
+  AddEndpointFamilies(set, e, s, history, opts, &queue_wait, &reuse);
+  EarlierBody from{};
+  std::vector<const EarlierBody*> copy_from;
+  if (earlier) {
+    from = {earlier->text, earlier->families};
+    copy_from.push_back(&from);
+  }
+  set.SealReusing(copy_from);
+  Rendered out;
+  set.Write(f, out.text, earlier ? &from : nullptr, &out.families);
+  out.keys = std::move(reuse.keys);
+  out.taken = reuse.taken;
+  out.copy_failed = set.copy_failed();
+  return out;
+}
+
+std::string FullRender(const ClusterState& s, Endpoint e, Format f,
+                       const RenderOptions& opts) {
+  NodeHistory history(0);
+  QueueWaitHistory queue_wait;
+  MetricSet set;
+  AddEndpointFamilies(set, e, s, history, opts, &queue_wait);
+  set.Seal();
+  std::string text;
+  set.Write(f, text);
+  return text;
+}
+
+// Groups the registry marks jobs_only and serves on `e`.
+size_t JobsOnlyGroups(Endpoint e) {
+  size_t n = 0;
+  for (const FamilyGroup& g : FamilyGroups()) n += g.jobs_only && Contains(g.endpoints, e);
+  return n;
+}
+
+TEST(GroupReuse, UnchangedJobsAreTakenAndTheBytesAreAFullRenders) {
+  const RenderOptions opts{1795100000, false};
+  for (Endpoint e : {Endpoint::kSoperator, Endpoint::kJobs, Endpoint::kJobsUsersAccts,
+                     Endpoint::kEverything, Endpoint::kNodes}) {
+    for (Format f : {Format::kText, Format::kOpenMetrics}) {
+      const Rendered first = Render(StateWith(testing::SampleJobs()), e, f, opts, nullptr);
+      EXPECT_EQ(first.taken, 0u);
+      // A new snapshot with the same content, 30 s later.
+      const RenderOptions later{opts.now + 30, false};
+      const ClusterState same = StateWith(testing::SampleJobs());
+      const Rendered second = Render(same, e, f, later, &first);
+      EXPECT_FALSE(second.copy_failed);
+      EXPECT_EQ(second.taken, JobsOnlyGroups(e)) << EndpointPath(e);
+      EXPECT_EQ(second.text, FullRender(same, e, f, later)) << EndpointPath(e);
+      // One job renamed: nothing taken, and the rename is served.
+      JobSnapshot renamed = testing::SampleJobs();
+      renamed.jobs[0].name = "renamed";
+      const ClusterState moved = StateWith(std::move(renamed));
+      const Rendered third = Render(moved, e, f, later, &second);
+      EXPECT_EQ(third.taken, 0u) << EndpointPath(e);
+      EXPECT_EQ(third.text, FullRender(moved, e, f, later)) << EndpointPath(e);
+      // Other options: built again.
+      const RenderOptions native{later.now, true};
+      const Rendered fourth = Render(moved, e, f, native, &third);
+      EXPECT_EQ(fourth.taken, 0u) << EndpointPath(e);
+      EXPECT_EQ(fourth.text, FullRender(moved, e, f, native)) << EndpointPath(e);
+    }
+  }
+}
+
+// Durations follow the clock: a running job's moves while every other
+// family of the jobs is taken.
+TEST(GroupReuse, ARunningJobsDurationFollowsTheClock) {
+  JobSnapshot jobs = testing::SampleJobs();
+  ASSERT_EQ(jobs.jobs[0].state, JobBase::kRunning);
+  jobs.jobs[0].start_time = 1795099000;
+  const ClusterState s = StateWith(std::move(jobs));
+  const RenderOptions opts{1795100000, false};
+  const Rendered first = Render(s, Endpoint::kSoperator, Format::kText, opts, nullptr);
+  const RenderOptions later{opts.now + 30, false};
+  const Rendered second = Render(s, Endpoint::kSoperator, Format::kText, later, &first);
+  EXPECT_GT(second.taken, 0u);
+  EXPECT_EQ(second.text, FullRender(s, Endpoint::kSoperator, Format::kText, later));
+  EXPECT_NE(second.text.find("slurm_job_duration_seconds{job_id=\"1\"} 1030\n"),
+            std::string::npos);
+  EXPECT_NE(first.text.find("slurm_job_duration_seconds{job_id=\"1\"} 1000\n"),
+            std::string::npos);
+}
+
+const FamilyDef kA{"test_a", "A", MetricType::kGauge, {"x"}};
+const FamilyDef kB{"test_b", "B", MetricType::kGauge, {"x"}};
+const FamilyDef kA2{"test_a", "A again", MetricType::kGauge, {"y"}};
+
+Rendered Written(const std::function<void(MetricSet&)>& add) {
+  MetricSet set;
+  add(set);
+  set.SealReusing({});
+  Rendered r;
+  set.Write(Format::kText, r.text, nullptr, &r.families);
+  return r;
+}
+
+TEST(MetricSetTake, ATakenFamilyIsCopiedAndAnAbsentOneStaysAbsent) {
+  const Rendered before = Written([](MetricSet& s) { s.Add(kA).Add({"1"}, 1); });
+  const EarlierBody from{before.text, before.families};
+  const EarlierBody* copy_from[] = {&from};
+  MetricSet set;
+  set.Take(kA);
+  set.Take(kB);  // had no rows: not in the earlier body
+  set.SealReusing(copy_from);
+  std::string out;
+  set.Write(Format::kText, out, &from, nullptr);
+  EXPECT_FALSE(set.copy_failed());
+  EXPECT_EQ(out, before.text);
+  EXPECT_EQ(set.stats().series, 1u);
+}
+
+TEST(MetricSetTake, WhatCannotBeCopiedIsSaid) {
+  const Rendered before = Written([](MetricSet& s) { s.Add(kA).Add({"1"}, 1); });
+  const EarlierBody from{before.text, before.families};
+  const EarlierBody* copy_from[] = {&from};
+  {  // No earlier body at all.
+    MetricSet set;
+    set.Take(kA);
+    set.SealReusing({});
+    EXPECT_TRUE(set.copy_failed());
+  }
+  {  // Sealed without fingerprints.
+    MetricSet set;
+    set.Take(kA);
+    set.Seal();
+    EXPECT_TRUE(set.copy_failed());
+  }
+  {  // A name shared with a family that was built.
+    MetricSet set;
+    set.Take(kA);
+    set.Add(kA2).Add({"2"}, 2);
+    set.SealReusing(copy_from);
+    EXPECT_TRUE(set.copy_failed());
+  }
+  {  // Two bodies, one of which lacks it.
+    const Rendered other = Written([](MetricSet& s) { s.Add(kB).Add({"1"}, 1); });
+    const EarlierBody from2{other.text, other.families};
+    const EarlierBody* both[] = {&from, &from2};
+    MetricSet set;
+    set.Take(kA);
+    set.SealReusing(both);
+    EXPECT_TRUE(set.copy_failed());
+  }
+  {  // Written against another body than the one sealed against.
+    const Rendered other = Written([](MetricSet& s) { s.Add(kB).Add({"1"}, 1); });
+    const EarlierBody from2{other.text, other.families};
+    MetricSet set;
+    set.Take(kA);
+    set.SealReusing(copy_from);
+    EXPECT_FALSE(set.copy_failed());
+    std::string out;
+    set.Write(Format::kText, out, &from2, nullptr);
+    EXPECT_TRUE(set.copy_failed());
+  }
+}
+
+}  // namespace
+}  // namespace sm
