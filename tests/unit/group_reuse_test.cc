@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Groups of families taken from the body a render replaces while what they
 // follow from is unchanged (endpoints.h GroupReuse, MetricSet::Take): the
-// jobs' content fingerprint sees every field, a render that takes groups
-// gives a full render's bytes, and a group is built again as soon as its
-// inputs move (docs/performance.md, "Render cost that follows change").
+// jobs' and nodes' content fingerprints see every field, a render that
+// takes groups gives a full render's bytes, and a group is built again as
+// soon as its inputs move (docs/performance.md, "Render cost that follows
+// change").
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -120,6 +121,106 @@ TEST(JobsContent, EveryFieldCounts) {
   }
 }
 
+// One node with every field set to something other than its default.
+Node FullNode() {
+  Node n = testing::SampleNode("n1", NodeBase::kMixed, node_flag::kDrain);
+  n.instance_id = "i-1";
+  n.address = "10.0.0.1";
+  n.comment = "rack 4";
+  n.reason = "maintenance";
+  n.reservation = "weekly";
+  n.tres = "cpu=16";
+  n.stored_base = NodeBase::kAllocated;
+  n.statistics_base = NodeBase::kMixed;
+  n.partitions = {"main", "gpu"};
+  n.cpus = 16;
+  n.alloc_cpus = 8;
+  n.alloc_idle_cpus = 8;
+  n.effective_cpus = 16;
+  n.real_memory_mb = 1024;
+  n.alloc_memory_mb = 512;
+  n.free_memory_mb = 256;
+  n.specialized_memory_mb = 64;
+  n.gres_configured = {{"gpu:h100", 4}};
+  n.gres_used = {{"gpu:h100", 2}};
+  n.state_long = "mixed";
+  n.gpus_total = 4;
+  n.gpus_alloc = 2;
+  n.gpus_tres = 2;
+  return n;
+}
+
+Partition FullPartition() {
+  Partition p;
+  p.name = "main";
+  p.node_indices = {0};
+  p.total_cpus = 16;
+  p.total_nodes = 1;
+  p.max_nodes = 4;
+  p.unlisted_node_indices = {0};
+  return p;
+}
+
+Fingerprint ContentOf(const Node& n, const Partition& p, bool unlisted = false) {
+  NodeSnapshot s;
+  s.nodes.push_back(n);
+  s.partitions.push_back(p);
+  if (unlisted) s.unlisted_nodes.push_back(n);
+  return s.Content();
+}
+
+TEST(NodesContent, EveryFieldCounts) {
+  const Fingerprint base = ContentOf(FullNode(), FullPartition());
+  EXPECT_EQ(ContentOf(FullNode(), FullPartition()), base);
+  EXPECT_NE(ContentOf(FullNode(), FullPartition(), true), base);
+  const std::vector<std::pair<const char*, std::function<void(Node&)>>> nodes = {
+      {"name", [](Node& n) { n.name = "n2"; }},
+      {"instance_id", [](Node& n) { n.instance_id = "i-2"; }},
+      {"address", [](Node& n) { n.address = "10.0.0.2"; }},
+      {"comment", [](Node& n) { n.comment = "rack 5"; }},
+      {"reason", [](Node& n) { n.reason = ""; }},
+      {"reservation", [](Node& n) { n.reservation = "daily"; }},
+      {"tres", [](Node& n) { n.tres = "cpu=32"; }},
+      {"state.base", [](Node& n) { n.state.base = NodeBase::kIdle; }},
+      {"state.flags", [](Node& n) { n.state.flags = 0; }},
+      {"stored_base", [](Node& n) { n.stored_base = NodeBase::kIdle; }},
+      {"statistics_base", [](Node& n) { n.statistics_base = NodeBase::kIdle; }},
+      {"partitions", [](Node& n) { n.partitions = {"main"}; }},
+      {"cpus", [](Node& n) { n.cpus = 32; }},
+      {"alloc_cpus", [](Node& n) { n.alloc_cpus = 4; }},
+      {"alloc_idle_cpus", [](Node& n) { n.alloc_idle_cpus = 4; }},
+      {"effective_cpus", [](Node& n) { n.effective_cpus.reset(); }},
+      {"real_memory_mb", [](Node& n) { n.real_memory_mb = 2048; }},
+      {"alloc_memory_mb", [](Node& n) { n.alloc_memory_mb = 0; }},
+      {"free_memory_mb", [](Node& n) { n.free_memory_mb = 255; }},
+      {"specialized_memory_mb", [](Node& n) { n.specialized_memory_mb = 0; }},
+      {"gres_configured", [](Node& n) { n.gres_configured[0].count = 8; }},
+      {"gres_used", [](Node& n) { n.gres_used[0].type = "gpu"; }},
+      {"state_long", [](Node& n) { n.state_long = "mixed*"; }},
+      {"gpus_total", [](Node& n) { n.gpus_total = 8; }},
+      {"gpus_alloc", [](Node& n) { n.gpus_alloc = 3; }},
+      {"gpus_tres", [](Node& n) { n.gpus_tres = 0; }},
+  };
+  for (const auto& [field, change] : nodes) {
+    Node n = FullNode();
+    change(n);
+    EXPECT_NE(ContentOf(n, FullPartition()), base) << field;
+  }
+  const std::vector<std::pair<const char*, std::function<void(Partition&)>>> parts = {
+      {"name", [](Partition& p) { p.name = "gpu"; }},
+      {"node_indices", [](Partition& p) { p.node_indices = {1}; }},
+      {"total_cpus", [](Partition& p) { p.total_cpus = 8; }},
+      {"total_nodes", [](Partition& p) { p.total_nodes = 2; }},
+      {"max_nodes", [](Partition& p) { p.max_nodes = 5; }},
+      {"unlisted_node_indices", [](Partition& p) { p.unlisted_node_indices.clear(); }},
+  };
+  for (const auto& [field, change] : parts) {
+    Partition p = FullPartition();
+    change(p);
+    EXPECT_NE(ContentOf(FullNode(), p), base) << "partition " << field;
+  }
+}
+
 ClusterState StateWith(JobSnapshot jobs) {
   ClusterState s;
   s.nodes = std::make_shared<const NodeSnapshot>(testing::SampleNodes());
@@ -173,39 +274,52 @@ std::string FullRender(const ClusterState& s, Endpoint e, Format f,
   return text;
 }
 
-// Groups the registry marks jobs_only and serves on `e`.
-size_t JobsOnlyGroups(Endpoint e) {
+// Groups served on `e` that follow from the nodes or jobs alone, and of
+// them those that do not follow from `moved`.
+size_t Keyed(Endpoint e, StateParts moved = 0) {
   size_t n = 0;
-  for (const FamilyGroup& g : FamilyGroups()) n += g.jobs_only && Contains(g.endpoints, e);
+  for (const FamilyGroup& g : FamilyGroups())
+    n += g.follows != 0 && Contains(g.endpoints, e) && !(g.follows & moved);
   return n;
 }
 
-TEST(GroupReuse, UnchangedJobsAreTakenAndTheBytesAreAFullRenders) {
+TEST(GroupReuse, UnchangedPartsAreTakenAndTheBytesAreAFullRenders) {
   const RenderOptions opts{1795100000, false};
   for (Endpoint e : {Endpoint::kSoperator, Endpoint::kJobs, Endpoint::kJobsUsersAccts,
-                     Endpoint::kEverything, Endpoint::kNodes}) {
+                     Endpoint::kEverything, Endpoint::kNodes, Endpoint::kPartitions}) {
     for (Format f : {Format::kText, Format::kOpenMetrics}) {
+      const std::string where = std::string(EndpointPath(e)) +
+                                (f == Format::kText ? " text" : " openmetrics");
       const Rendered first = Render(StateWith(testing::SampleJobs()), e, f, opts, nullptr);
       EXPECT_EQ(first.taken, 0u);
-      // A new snapshot with the same content, 30 s later.
+      // New snapshots with the same content, 30 s later.
       const RenderOptions later{opts.now + 30, false};
       const ClusterState same = StateWith(testing::SampleJobs());
       const Rendered second = Render(same, e, f, later, &first);
       EXPECT_FALSE(second.copy_failed);
-      EXPECT_EQ(second.taken, JobsOnlyGroups(e)) << EndpointPath(e);
-      EXPECT_EQ(second.text, FullRender(same, e, f, later)) << EndpointPath(e);
-      // One job renamed: nothing taken, and the rename is served.
+      EXPECT_EQ(second.taken, Keyed(e)) << where;
+      EXPECT_EQ(second.text, FullRender(same, e, f, later)) << where;
+      // One job renamed: what follows from the jobs is built again.
       JobSnapshot renamed = testing::SampleJobs();
       renamed.jobs[0].name = "renamed";
       const ClusterState moved = StateWith(std::move(renamed));
       const Rendered third = Render(moved, e, f, later, &second);
-      EXPECT_EQ(third.taken, 0u) << EndpointPath(e);
-      EXPECT_EQ(third.text, FullRender(moved, e, f, later)) << EndpointPath(e);
+      EXPECT_EQ(third.taken, Keyed(e, state_part::kJobs)) << where;
+      EXPECT_EQ(third.text, FullRender(moved, e, f, later)) << where;
+      // One node drained: what follows from the nodes.
+      ClusterState drained = moved;
+      NodeSnapshot nodes = testing::SampleNodes();
+      nodes.nodes[0].state.flags |= node_flag::kDrain;
+      nodes.nodes[0].reason = "maintenance";
+      drained.nodes = std::make_shared<const NodeSnapshot>(std::move(nodes));
+      const Rendered fourth = Render(drained, e, f, later, &third);
+      EXPECT_EQ(fourth.taken, Keyed(e, state_part::kNodes)) << where;
+      EXPECT_EQ(fourth.text, FullRender(drained, e, f, later)) << where;
       // Other options: built again.
       const RenderOptions native{later.now, true};
-      const Rendered fourth = Render(moved, e, f, native, &third);
-      EXPECT_EQ(fourth.taken, 0u) << EndpointPath(e);
-      EXPECT_EQ(fourth.text, FullRender(moved, e, f, native)) << EndpointPath(e);
+      const Rendered fifth = Render(drained, e, f, native, &fourth);
+      EXPECT_EQ(fifth.taken, 0u) << where;
+      EXPECT_EQ(fifth.text, FullRender(drained, e, f, native)) << where;
     }
   }
 }

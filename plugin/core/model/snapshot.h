@@ -61,6 +61,24 @@ inline constexpr uint32_t kBlocked = 1u << 20;
 inline constexpr uint32_t kExternal = 1u << 21;
 }  // namespace node_flag
 
+// Made once, on first use, by whichever thread asks first. A moved-to
+// snapshot makes its own.
+class LazyFingerprint {
+ public:
+  LazyFingerprint() = default;
+  LazyFingerprint(LazyFingerprint&&) noexcept {}
+  LazyFingerprint& operator=(LazyFingerprint&&) = delete;
+  template <class Make>
+  Fingerprint Get(Make&& make) const {
+    std::call_once(once_, [&] { value_ = make(); });
+    return value_;
+  }
+
+ private:
+  mutable std::once_flag once_;
+  mutable Fingerprint value_;
+};
+
 struct NodeState {
   NodeBase base = NodeBase::kNone;
   uint32_t flags = 0;
@@ -157,6 +175,10 @@ struct Partition {
 };
 
 struct NodeSnapshot {
+  // Every field of every node, partition and unlisted node, as
+  // JobSnapshot::Content for the jobs (snapshot_content.cc).
+  Fingerprint Content() const;
+
   Arena arena;
   Rows<Node> nodes;
   std::vector<Partition> partitions;
@@ -166,6 +188,9 @@ struct NodeSnapshot {
   // non-NULL entry of next_node() that is not in `nodes`. Only Slurm's
   // native families read them.
   std::vector<Node> unlisted_nodes;
+
+ private:
+  LazyFingerprint content_;
 };
 
 // ---- Jobs ------------------------------------------------------------------
@@ -290,24 +315,6 @@ struct Job {
   uint32_t array_pending_tasks = 0;
   // Node slots of job_ptr->node_bitmap while RUNNING or SUSPENDED.
   std::vector<uint32_t> node_indices;
-};
-
-// Made once, on first use, by whichever thread asks first. A moved-to
-// snapshot makes its own.
-class LazyFingerprint {
- public:
-  LazyFingerprint() = default;
-  LazyFingerprint(LazyFingerprint&&) noexcept {}
-  LazyFingerprint& operator=(LazyFingerprint&&) = delete;
-  template <class Make>
-  Fingerprint Get(Make&& make) const {
-    std::call_once(once_, [&] { value_ = make(); });
-    return value_;
-  }
-
- private:
-  mutable std::once_flag once_;
-  mutable Fingerprint value_;
 };
 
 struct JobSnapshot {

@@ -53,20 +53,32 @@ bool Present(StateParts needs, const ClusterState& s,
   return true;
 }
 
-// Everything a jobs_only group's families follow from on endpoint `e`
-// (its skipped names are the endpoint's): none for the other groups, nor
-// with JobSource=accounting, whose finished jobs change with the clock.
+// Everything a group's families follow from on endpoint `e` (its skipped
+// names are the endpoint's), when the registry says what that is
+// (FamilyGroup::follows) and each such part has a content fingerprint.
+// None with JobSource=accounting for a group that serves finished jobs:
+// their window follows the clock.
 std::optional<Fingerprint> KeyOf(const FamilyGroup& g, size_t index, Endpoint e,
                                  const ClusterState& state,
                                  const RenderOptions& opts, const MetricSet& set) {
-  if (!g.jobs_only || state.finished_jobs) return std::nullopt;
-  const Fingerprint jobs = state.jobs->Content();
-  const Fingerprint filters = set.Filters();
+  using namespace state_part;
+  if (g.follows == 0 || (g.follows & ~(kNodes | kJobs | kFinishedJobs)) != 0)
+    return std::nullopt;
+  if ((g.follows & kFinishedJobs) && state.finished_jobs) return std::nullopt;
   FingerprintHasher h;
   h.Word(index);
   h.Word(static_cast<uint64_t>(e));
-  h.Word(jobs.a);
-  h.Word(jobs.b);
+  const auto part = [&h](const auto& snapshot) {
+    // An absent part (native_partitions without jobs) is a content too.
+    h.Word(snapshot != nullptr);
+    if (!snapshot) return;
+    const Fingerprint c = snapshot->Content();
+    h.Word(c.a);
+    h.Word(c.b);
+  };
+  if (g.follows & kNodes) part(state.nodes);
+  if (g.follows & kJobs) part(state.jobs);
+  const Fingerprint filters = set.Filters();
   h.Word(filters.a);
   h.Word(filters.b);
   h.Word(opts.native_values | opts.pending_user_label << 1);

@@ -47,7 +47,8 @@ const FamilyGroup kGroups[] = {
      &SoperatorNodeFamilies,
      [](MetricSet& set, const FamilyInputs& in) {
        AddSoperatorNodeFamilies(set, *in.state.nodes, in.skip);
-     }},
+     },
+     part::kNodes},
     {"node_history", Ours(E::kNodes), 0, part::kNodes, &NodeHistory::Families,
      [](MetricSet& set, const FamilyInputs& in) { in.history.AddFamilies(set); }},
     {"soperator_jobs", Ours(E::kJobs), 0, part::kJobs, &SoperatorJobFamilies,
@@ -55,7 +56,7 @@ const FamilyGroup kGroups[] = {
        AddSoperatorJobStateFamilies(set, *in.state.jobs,
                                     in.state.finished_jobs.get());
      },
-     true},
+     part::kJobs | part::kFinishedJobs},
     {"soperator_job_durations", Ours(E::kJobs), 0, part::kJobs,
      &SoperatorJobDurationFamilies,
      [](MetricSet& set, const FamilyInputs& in) {
@@ -71,24 +72,26 @@ const FamilyGroup kGroups[] = {
      part::kNodes, &NativeNodeFamilies,
      [](MetricSet& set, const FamilyInputs& in) {
        AddNativeNodeFamilies(set, *in.state.nodes, in.opts, in.skip);
-     }},
+     },
+     part::kNodes},
     {"native_jobs", Slurms(E::kJobs), 0, part::kJobs, &NativeJobFamilies,
      [](MetricSet& set, const FamilyInputs& in) {
        AddNativeJobFamilies(set, *in.state.jobs, in.opts);
      },
-     true},
+     part::kJobs},
     {"native_partitions", Slurms(E::kPartitions), 0, part::kNodes,
      &NativePartitionFamilies,
      [](MetricSet& set, const FamilyInputs& in) {
        AddNativePartitionFamilies(set, *in.state.nodes, in.state.jobs.get(),
                                   in.opts);
-     }},
+     },
+     part::kNodes | part::kJobs},
     {"native_users_accounts", Slurms(E::kJobsUsersAccts), 0, part::kJobs,
      &NativeUserAccountFamilies,
      [](MetricSet& set, const FamilyInputs& in) {
        AddNativeUserAccountFamilies(set, *in.state.jobs, in.opts);
      },
-     true},
+     part::kJobs},
     {"native_scheduler", Slurms(E::kScheduler), 0, part::kDiag,
      &NativeSchedulerFamilies,
      [](MetricSet& set, const FamilyInputs& in) {
@@ -118,22 +121,24 @@ const FamilyGroup kGroups[] = {
     {"node_gres", Ours(E::kNodes), 0, part::kNodes, &NodeGresFamilies,
      [](MetricSet& set, const FamilyInputs& in) {
        AddNodeGresFamilies(set, *in.state.nodes);
-     }},
+     },
+     part::kNodes},
     {"reservation_nodes", Ours(E::kNodes), 0, part::kNodes,
      &ReservationNodeFamilies,
      [](MetricSet& set, const FamilyInputs& in) {
        AddReservationNodeFamilies(set, *in.state.nodes);
-     }},
+     },
+     part::kNodes},
     {"pending_jobs", Ours(E::kJobs), 0, part::kJobs, &PendingJobFamilies,
      [](MetricSet& set, const FamilyInputs& in) {
        AddPendingJobFamilies(set, *in.state.jobs, {in.opts.pending_user_label});
      },
-     true},
+     part::kJobs},
     {"job_gpus", Ours(E::kJobs), 0, part::kJobs, &JobGpuFamilies,
      [](MetricSet& set, const FamilyInputs& in) {
        AddJobGpuFamilies(set, *in.state.jobs);
      },
-     true},
+     part::kJobs},
     {"queue_wait", Ours(E::kJobs), 0, part::kQueueWait,
      &QueueWaitHistory::Families,
      [](MetricSet& set, const FamilyInputs& in) {

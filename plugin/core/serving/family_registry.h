@@ -44,6 +44,8 @@ inline constexpr StateParts kQos = 1 << 4;
 inline constexpr StateParts kLicenses = 1 << 5;
 inline constexpr StateParts kReservations = 1 << 6;
 inline constexpr StateParts kQueueWait = 1 << 7;
+// Only in FamilyGroup::follows: JobSource=accounting's finished jobs.
+inline constexpr StateParts kFinishedJobs = 1 << 8;
 }  // namespace state_part
 
 // What a group's add function reads.
@@ -68,12 +70,11 @@ struct FamilyGroup {
   // Every family `add` can add, in the order it adds them.
   std::span<const FamilyDef* const> (*families)();
   void (*add)(MetricSet& set, const FamilyInputs& in);
-  // Its families follow from the jobs snapshot and the render options
-  // alone (not the clock, the histories, another part, nor
-  // JobSource=accounting's finished jobs): a render may take them from the
-  // body it replaces while the jobs' content is what it was (endpoints.h,
-  // GroupReuse).
-  bool jobs_only = false;
+  // The parts its families follow from, with the render options, when
+  // that is all they follow from (not the clock, not a history): a render
+  // may take them from the body it replaces while those parts' content is
+  // what it was (endpoints.h, GroupReuse). 0: built every render.
+  StateParts follows = 0;
 };
 
 // The table, in the order the families are added to a body (the order
