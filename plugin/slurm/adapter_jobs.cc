@@ -3,12 +3,14 @@
 // and _pack_default_job_details() of the release we build for), plus the
 // client-side formatting those tools add.
 #include <algorithm>
+#include <cstddef>
 #include <mutex>
 #include <ranges>
 #include <span>
 #include <string>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "adapter.h"
 #include "adapter_accounting.h"
@@ -21,18 +23,35 @@ namespace sm::slurm {
 
 struct StdioMemo {
   struct Entry {
+    uint32_t id;
     Fingerprint inputs;
-    uint32_t index;  // in jobs->jobs
   };
   std::shared_ptr<const JobSnapshot> jobs;  // owns the strings
-  std::unordered_map<uint32_t, Entry> by_id;
+  std::vector<Entry> entries;               // entries[k]: jobs->jobs[k]'s
 
   // The job `id` of that collection, if its paths came from `inputs`.
-  const Job* Find(uint32_t id, const Fingerprint& inputs) const {
-    const auto it = by_id.find(id);
-    if (it == by_id.end() || !(it->second.inputs == inputs)) return nullptr;
-    return &jobs->jobs[it->second.index];
+  // `at` is where it is looked for first and, when found, where it was:
+  // job_list keeps its order, so with nothing added or purged before it a
+  // job is at the same place, and otherwise usually at a fixed distance.
+  // Only a job found elsewhere builds the index, once per memo.
+  const Job* Find(size_t& at, uint32_t id, const Fingerprint& inputs) const {
+    if (at >= entries.size() || entries[at].id != id) {
+      std::call_once(index_once_, [this] {
+        index_.reserve(entries.size());
+        for (size_t k = 0; k < entries.size(); ++k)
+          index_.insert_or_assign(entries[k].id, static_cast<uint32_t>(k));
+      });
+      const auto it = index_.find(id);
+      if (it == index_.end()) return nullptr;
+      at = it->second;
+    }
+    if (!(entries[at].inputs == inputs)) return nullptr;
+    return &jobs->jobs[at];
   }
+
+ private:
+  mutable std::once_flag index_once_;
+  mutable std::unordered_map<uint32_t, uint32_t> index_;  // id -> entries
 };
 
 namespace {
@@ -660,8 +679,8 @@ void ExpandPaths(Job& j, const Raw& r, Arena& arena, std::string_view stdio_user
 // previous collection's paths, if any; `stdio_inputs` is set to what this
 // job's paths are derived from.
 void DeriveJob(Job& j, const Raw& r, const JobCopy& c, Arena& arena,
-               UserNames& users, const StdioMemo* last,
-               Fingerprint& stdio_inputs, size_t& reused) {
+               UserNames& users, const StdioMemo* last, ptrdiff_t& shift,
+               size_t k, Fingerprint& stdio_inputs, size_t& reused) {
   const auto slots = std::span(c.node_slots).subspan(r.node_begin, r.node_count);
   j.node_indices.assign(slots.begin(), slots.end());
   if (r.cg_listed)
@@ -691,7 +710,12 @@ void DeriveJob(Job& j, const Raw& r, const JobCopy& c, Arena& arena,
   // locks (docs/performance.md, "Render cost that follows change"); a job
   // whose every input is what it was last time gets last time's paths.
   stdio_inputs = StdioInputs(j, r, stdio_user);
-  if (const Job* same = last ? last->Find(j.id, stdio_inputs) : nullptr) {
+  // Where this job was last time: the place the last one found was at,
+  // shifted alike.
+  size_t at = static_cast<size_t>(static_cast<ptrdiff_t>(k) + shift);
+  const Job* same = last ? last->Find(at, j.id, stdio_inputs) : nullptr;
+  if (same) shift = static_cast<ptrdiff_t>(at) - static_cast<ptrdiff_t>(k);
+  if (same) {
     j.std_out = arena.Store(same->std_out);
     j.std_err = arena.Store(same->std_err);
     ++reused;
@@ -731,14 +755,14 @@ std::shared_ptr<JobSnapshot> ControllerSource::CollectJobs(LockTiming& timing,
     last = stdio_memo_;
   }
   auto memo = std::make_shared<StdioMemo>();
-  memo->by_id.reserve(c.count);
+  memo->entries.resize(c.count);
   size_t reused = 0;
+  ptrdiff_t shift = 0;
   for (size_t k = 0; k < c.count; ++k) {
     Fingerprint inputs;
-    DeriveJob(snap.jobs[k], c.raws[k], c, snap.arena, users_, last.get(), inputs,
-              reused);
-    memo->by_id.insert_or_assign(snap.jobs[k].id,
-                                 StdioMemo::Entry{inputs, static_cast<uint32_t>(k)});
+    DeriveJob(snap.jobs[k], c.raws[k], c, snap.arena, users_, last.get(), shift, k,
+              inputs, reused);
+    memo->entries[k] = {snap.jobs[k].id, inputs};
   }
   debug("soperator: StdOut/StdErr of %lu of %lu job(s) taken from the last "
         "collection", static_cast<unsigned long>(reused),
