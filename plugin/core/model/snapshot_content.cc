@@ -6,6 +6,7 @@
 // families stale when only that field changes, so the size checks below
 // stop the build when Job, Node or Partition gains a field until it is
 // added.
+#include <iterator>
 #include <optional>
 
 #include "model/snapshot.h"
@@ -28,47 +29,42 @@ void Optional(FingerprintHasher& h, const std::optional<int64_t>& v) {
   h.Word(static_cast<uint64_t>(v.value_or(0)));
 }
 
-void Optional(FingerprintHasher& h, const std::optional<uint32_t>& v) {
-  h.Word(v.has_value());
-  h.Word(v.value_or(0));
-}
-
+// Small fields share words: a job is hashed for every render after a
+// collection, and fewer words is most of what that costs
+// (bench/render_bench.cc, BM_JobsContent).
 void HashJob(FingerprintHasher& h, const Job& j) {
-  h.Word(j.id);
+  const std::optional<int64_t>* const optionals[] = {
+      &j.node_count, &j.array_job_id, &j.array_task_id, &j.submit_time,
+      &j.start_time, &j.end_time,     &j.cpus,          &j.memory_per_node_mb};
+  uint64_t present = j.user_id.has_value();
+  for (size_t i = 0; i < std::size(optionals); ++i)
+    present |= uint64_t{optionals[i]->has_value()} << (i + 1);
+  h.Word(uint64_t{j.id} | uint64_t{j.flags} << 32);
+  h.Word(static_cast<uint64_t>(j.state) | present << 8 |
+         uint64_t{j.squeue_pending} << 32 | uint64_t{j.held} << 33 |
+         uint64_t{j.waits_part_node_limit} << 34 |
+         uint64_t{j.reason_has_part_node_limit_bit} << 35);
+  for (const auto* o : optionals) h.Word(static_cast<uint64_t>(o->value_or(0)));
+  h.Word(uint64_t{j.user_id.value_or(0)} | uint64_t{j.array_pending_tasks} << 32);
+  h.Word(uint64_t{j.min_nodes} | uint64_t{j.max_nodes} << 32);
+  h.Word(static_cast<uint64_t>(j.cpus_alloc));
+  h.Word(static_cast<uint64_t>(j.memory_alloc_mb));
+  h.Word(static_cast<uint64_t>(j.gpus_alloc));
+  h.Word(static_cast<uint64_t>(j.gpus_tres));
   h.String(j.name);
-  h.Word(static_cast<uint64_t>(j.state));
-  h.Word(j.flags);
   h.String(j.state_reason);
   h.String(j.partition);
-  Optional(h, j.user_id);
   h.String(j.user_name);
   h.String(j.mail_user);
   h.String(j.std_err);
   h.String(j.std_out);
   h.String(j.nodes);
-  Optional(h, j.node_count);
-  Optional(h, j.array_job_id);
-  Optional(h, j.array_task_id);
   h.String(j.array_task_string);
-  Optional(h, j.submit_time);
-  Optional(h, j.start_time);
-  Optional(h, j.end_time);
   h.String(j.tres_alloc);
   h.String(j.tres_req);
-  Optional(h, j.cpus);
-  Optional(h, j.memory_per_node_mb);
   h.String(j.account);
   h.String(j.statistics_partition);
-  h.Word(j.squeue_pending | j.held << 1 | j.waits_part_node_limit << 2 |
-         j.reason_has_part_node_limit_bit << 3);
   h.String(j.squeue_reason);
-  h.Word(static_cast<uint64_t>(j.cpus_alloc));
-  h.Word(static_cast<uint64_t>(j.memory_alloc_mb));
-  h.Word(static_cast<uint64_t>(j.gpus_alloc));
-  h.Word(static_cast<uint64_t>(j.gpus_tres));
-  h.Word(j.min_nodes);
-  h.Word(j.max_nodes);
-  h.Word(j.array_pending_tasks);
   h.Word(j.node_indices.size());
   for (uint32_t slot : j.node_indices) h.Word(slot);
 }
