@@ -636,6 +636,52 @@ def test_authenticated_kept():
     print("ok: at the per-peer cap, anonymous idle connections go before an authenticated one")
 
 
+def loop_wakeups(pid):
+    """Voluntary context switches of the server's event loop threads."""
+    total = 0
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/comm") as f:
+                if f.read().strip() != "sm-http":
+                    continue
+            with open(f"/proc/{pid}/task/{tid}/status") as f:
+                for line in f:
+                    if line.startswith("voluntary_ctxt_switches:"):
+                        total += int(line.split()[1])
+        except FileNotFoundError:
+            continue
+    return total
+
+
+def test_idle_loop():
+    """With no connection the loop wakes about once a second (the TLS
+    files' reload check), not every 100 ms sweep; a connection that comes
+    meanwhile is still timed out on the 100 ms sweep."""
+    with Server("--bind", "127.0.0.1:0", "--header-timeout-ms", "400") as s:
+        check(curl(f"http://127.0.0.1:{s.port}/metrics")[0] == 0, "scrape failed")
+        time.sleep(1.5)  # the scrape's connection is closed, the loop idle
+        before = loop_wakeups(s.proc.pid)
+        time.sleep(4)
+        woke = loop_wakeups(s.proc.pid) - before
+        # 100 ms sweeps: ~40 in 4 s; 1 s ones: ~4.
+        check(woke <= 12, f"the idle event loop woke {woke} times in 4 s")
+        # A silent connection after the idle spell: closed at its 400 ms
+        # header deadline, not at the next idle sweep up to a second later.
+        c = socket.create_connection(("127.0.0.1", s.port))
+        c.settimeout(5)
+        t0 = time.monotonic()
+        try:
+            closed = c.recv(1024) is not None
+        except OSError:
+            closed = True
+        took = time.monotonic() - t0
+        c.close()
+        # Swept every 100 ms once it is there.
+        check(closed and took < 0.55, f"a silent connection was closed after {took:.2f} s")
+    print(f"ok: the idle loop woke {woke} times in 4 s; a silent connection closed "
+          f"after {took:.2f} s")
+
+
 def main():
     run(lambda pki: {
         "plain": test_plain_http,
@@ -651,6 +697,7 @@ def main():
         "halfclose": test_half_close,
         "handshakes": lambda: test_handshake_flood(pki),
         "authkept": test_authenticated_kept,
+        "idleloop": test_idle_loop,
     })
 
 

@@ -5,6 +5,7 @@
 //
 //   http_test_server --bind ADDR [--web-config FILE] [--allowed CIDRS]
 //                    [--body-bytes N] [--threads N] [--max-per-peer N]
+//                    [--header-timeout-ms N]
 //
 // Prints "port N" once listening (or "down" when it does not start), then
 // serves until stdin closes. Paths: /metrics (a cached body of N bytes,
@@ -60,6 +61,8 @@ int main(int argc, char** argv) {
     else if (k == "--body-bytes") body_bytes = std::stoull(v);
     else if (k == "--threads") o.threads = std::stoi(v);
     else if (k == "--max-per-peer") o.max_connections_per_peer = std::stoul(v);
+    else if (k == "--header-timeout-ms")
+      o.header_timeout = std::chrono::milliseconds(std::stoll(v));
     else {
       std::cerr << "unknown option " << k << "\n";
       return 2;

@@ -148,10 +148,14 @@ void HttpListener::Loop::RunLoop() {
       }
     }
     TakeCompletions();
+    const bool idle = conns_.empty() && accept_paused_until_ == Clock::time_point();
     if (Clock::now() >= next_sweep) {
       Sweep();
       if (o_.security) o_.security->MaybeReload();
-      next_sweep = Clock::now() + kSweepEvery;
+      next_sweep = Clock::now() + (idle ? kIdleSweepEvery : kSweepEvery);
+    } else if (!idle) {
+      // A connection came while the loop slept for kIdleSweepEvery.
+      next_sweep = std::min(next_sweep, Clock::now() + kSweepEvery);
     }
   }
 }

@@ -52,6 +52,10 @@ using Clock = std::chrono::steady_clock;
 
 inline constexpr auto kBindRetry = std::chrono::seconds(2);
 inline constexpr auto kSweepEvery = std::chrono::milliseconds(100);
+// With no connection and no paused accept there is nothing to time out:
+// the loop wakes this often instead (the TLS files' reload check keeps its
+// one-second cadence), not ten times a second on an idle controller.
+inline constexpr auto kIdleSweepEvery = std::chrono::seconds(1);
 inline constexpr auto kAcceptPause = std::chrono::milliseconds(100);
 inline constexpr auto kLinger = std::chrono::seconds(1);
 
