@@ -240,10 +240,10 @@ struct Rendered {
 // What the collector does for one body: with `earlier`, groups whose keys
 // it kept are taken and the rest copied where the rows are the same.
 Rendered Render(const ClusterState& s, Endpoint e, Format f, const RenderOptions& opts,
-                const Rendered* earlier) {
+                const Rendered* earlier, PrivateData hidden = 0) {
   NodeHistory history(0);
   QueueWaitHistory queue_wait;
-  MetricSet set;
+  MetricSet set(nullptr, hidden);
   GroupReuse reuse;
   if (earlier) reuse.earlier.push_back(earlier->keys);
   AddEndpointFamilies(set, e, s, history, opts, &queue_wait, &reuse);
@@ -263,10 +263,10 @@ Rendered Render(const ClusterState& s, Endpoint e, Format f, const RenderOptions
 }
 
 std::string FullRender(const ClusterState& s, Endpoint e, Format f,
-                       const RenderOptions& opts) {
+                       const RenderOptions& opts, PrivateData hidden = 0) {
   NodeHistory history(0);
   QueueWaitHistory queue_wait;
-  MetricSet set;
+  MetricSet set(nullptr, hidden);
   AddEndpointFamilies(set, e, s, history, opts, &queue_wait);
   set.Seal();
   std::string text;
@@ -320,6 +320,39 @@ TEST(GroupReuse, UnchangedPartsAreTakenAndTheBytesAreAFullRenders) {
       const Rendered fifth = Render(drained, e, f, native, &fourth);
       EXPECT_EQ(fifth.taken, 0u) << where;
       EXPECT_EQ(fifth.text, FullRender(drained, e, f, native)) << where;
+    }
+  }
+}
+
+// A group may build another definition of a name than the one it lists:
+// without QueueUserLabel, slurm_queue_pending has no user label and so is
+// served to a scraper from whom users are hidden. Taken, it must still be.
+JobSnapshot QueuedJobs() {
+  JobSnapshot jobs = testing::SampleJobs();
+  for (Job& j : jobs.jobs) {
+    j.squeue_pending = j.state == JobBase::kPending;
+    if (j.squeue_pending) j.squeue_reason = j.state_reason;
+  }
+  return jobs;
+}
+
+TEST(GroupReuse, WhatAPublicViewWasServedIsTaken) {
+  const RenderOptions no_user{1795100000, false, false};
+  const PrivateData views[] = {0, private_data::kUsers,
+                               private_data::kUsers | private_data::kJobs};
+  for (PrivateData hidden : views) {
+    for (Endpoint e : {Endpoint::kJobs, Endpoint::kSoperator, Endpoint::kEverything}) {
+      const ClusterState s = StateWith(QueuedJobs());
+      const Rendered first = Render(s, e, Format::kText, no_user, nullptr, hidden);
+      const Rendered second = Render(StateWith(QueuedJobs()), e, Format::kText,
+                                     no_user, &first, hidden);
+      EXPECT_GT(second.taken, 0u);
+      EXPECT_FALSE(second.copy_failed);
+      EXPECT_EQ(second.text, FullRender(s, e, Format::kText, no_user, hidden))
+          << EndpointPath(e) << " hidden " << hidden;
+      if (hidden == private_data::kUsers) {
+        EXPECT_NE(second.text.find("slurm_queue_pending{"), std::string::npos);
+      }
     }
   }
 }

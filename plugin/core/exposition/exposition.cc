@@ -149,9 +149,13 @@ Family& MetricSet::Add(const FamilyDef& def) {
   return f;
 }
 
+// Not filtered by the disabled names or the hidden PrivateData here: the
+// caller takes a family only from bodies made under the same filters
+// (Filters()), so the earlier body holds it exactly when a build would
+// have served it, and a group may build another definition of the name
+// than the one it lists (slurm_queue_pending without its user label).
 void MetricSet::Take(const FamilyDef& def) {
-  Family& f = Add(def);
-  if (f.enabled_) f.taken_ = true;
+  families_.emplace_back(def).taken_ = true;
 }
 
 Fingerprint MetricSet::Filters() const {

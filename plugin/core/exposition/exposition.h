@@ -168,8 +168,9 @@ class MetricSet {
 
   Family& Add(const FamilyDef& def);
   // A family whose rows would be those the earlier bodies given to
-  // SealReusing were written from (the caller knows its inputs did not
-  // change): it is not built, and Write copies it from those bodies. If
+  // SealReusing were written from (the caller knows its inputs and this
+  // set's Filters() did not change): it is not built, and Write copies it
+  // from those bodies, which have it exactly when it was served. If
   // they cannot give it (a body lacks it while another has it, or it
   // shares its name with a family that was built), copy_failed() says so
   // and the caller renders again without taking.
