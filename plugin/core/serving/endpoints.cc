@@ -60,7 +60,7 @@ bool Present(StateParts needs, const ClusterState& s,
 // their window follows the clock.
 std::optional<Fingerprint> KeyOf(const FamilyGroup& g, size_t index, Endpoint e,
                                  const ClusterState& state,
-                                 const RenderOptions& opts, const MetricSet& set) {
+                                 const RenderOptions& opts, const Fingerprint& filters) {
   using namespace state_part;
   if (g.follows == 0 || (g.follows & ~(kNodes | kJobs | kFinishedJobs)) != 0)
     return std::nullopt;
@@ -78,7 +78,6 @@ std::optional<Fingerprint> KeyOf(const FamilyGroup& g, size_t index, Endpoint e,
   };
   if (g.follows & kNodes) part(state.nodes);
   if (g.follows & kJobs) part(state.jobs);
-  const Fingerprint filters = set.Filters();
   h.Word(filters.a);
   h.Word(filters.b);
   h.Word(opts.native_values | opts.pending_user_label << 1);
@@ -100,12 +99,14 @@ void AddEndpointFamilies(MetricSet& set, Endpoint e, const ClusterState& state,
                          const NodeHistory& history, const RenderOptions& opts,
                          const QueueWaitHistory* queue_wait, GroupReuse* reuse) {
   const auto groups = FamilyGroups();
+  // The same for every group of this body: the disabled and hidden ones.
+  const Fingerprint filters = reuse ? set.Filters() : Fingerprint{};
   for (size_t i = 0; i < groups.size(); ++i) {
     const FamilyGroup& g = groups[i];
     if (!Contains(g.endpoints, e) || !Present(g.needs, state, queue_wait)) continue;
     const auto skip = YieldedNames(g, e);
     const std::optional<Fingerprint> inputs =
-        reuse ? KeyOf(g, i, e, state, opts, set) : std::nullopt;
+        reuse ? KeyOf(g, i, e, state, opts, filters) : std::nullopt;
     if (inputs) {
       const GroupKey key{static_cast<uint32_t>(i), *inputs};
       reuse->keys.push_back(key);
