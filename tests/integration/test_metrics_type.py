@@ -27,8 +27,8 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import (Cluster, TESTS, parse_exposition, promtool_ok, series,  # noqa: E402
-                     wait_for)
+from harness import (Cluster, TESTS, json_state, parse_exposition, promtool_ok,  # noqa: E402
+                     series, wait_for)
 
 VERSION = PLUGIN_DIR = None
 OURS = ["/metrics/soperator", "/metrics/soperator/nodes", "/metrics/soperator/jobs",
@@ -149,12 +149,21 @@ class MetricsType(unittest.TestCase):
         status, headers, body = self.serving()
         self.assertEqual(headers["content-type"], TEXT)
         # What squeue and scontrol list is what /metrics/soperator holds.
-        want_jobs = {str(j["job_id"]) for j in self.c.squeue_json()}
+        # The unheld job must have started first: its start adds families
+        # (slurm_node_job, slurm_job_duration_seconds, the queue wait
+        # histogram), and a route body from the collection before the start
+        # would miss what the listener's next body has.
+        def squeue_states():
+            return {str(j["job_id"]): json_state(j["job_state"]) for j in self.c.squeue_json()}
+        wait_for("the unheld job to run",
+                 lambda: squeue_states().get(str(self.running)) == "RUNNING", timeout=60)
+        want_jobs = squeue_states()
 
         def jobs_agree():
             expo = parse_exposition(self.serving()[2].decode())
-            return {l["job_id"] for l, _ in series(expo, "slurm_job_info")} == want_jobs
-        wait_for("slurm_job_info to list squeue's jobs", jobs_agree, timeout=60)
+            return {l["job_id"]: l["job_state"]
+                    for l, _ in series(expo, "slurm_job_info")} == want_jobs
+        wait_for("slurm_job_info to list squeue's jobs and states", jobs_agree, timeout=60)
         expo = parse_exposition(self.serving()[2].decode())
         self.assertEqual({l["node_name"] for l, _ in series(expo, "slurm_node_info")},
                          set(self.c.nodes()))
