@@ -436,6 +436,23 @@ TEST(MetricSetTake, WhatCannotBeCopiedIsSaid) {
     set.SealReusing(both);
     EXPECT_TRUE(set.copy_failed());
   }
+  {  // A record that does not fit the earlier text is not "had no rows".
+    std::vector<WrittenFamily> broken(before.families.begin(), before.families.end());
+    broken[0].offset = before.text.size() + 1;
+    const EarlierBody bad{before.text, broken};
+    const EarlierBody* from_bad[] = {&bad};
+    MetricSet set;
+    set.Take(kA);
+    set.SealReusing(from_bad);
+    EXPECT_TRUE(set.copy_failed());
+  }
+  {  // A missing earlier body.
+    const EarlierBody* none[] = {nullptr};
+    MetricSet set;
+    set.Take(kA);
+    set.SealReusing(none);
+    EXPECT_TRUE(set.copy_failed());
+  }
   {  // Written against another body than the one sealed against.
     const Rendered other = Written([](MetricSet& s) { s.Add(kB).Add({"1"}, 1); });
     const EarlierBody from2{other.text, other.families};

@@ -98,16 +98,22 @@ struct SeriesWriter {
   }
 };
 
-// The family `name` of an earlier body (its families are sorted by name).
-const WrittenFamily* FindWritten(const EarlierBody& earlier, std::string_view name) {
+// The family `name` of an earlier body (its families are sorted by name);
+// nullptr when the body has none. A record that does not fit the text
+// would be a caller's bug: nullptr too, so it is written, and `broken` (if
+// given) is set, so a family that was to be taken is not mistaken for one
+// the earlier body left out because it had no rows.
+const WrittenFamily* FindWritten(const EarlierBody& earlier, std::string_view name,
+                                 bool* broken = nullptr) {
   const auto it = std::lower_bound(
       earlier.families.begin(), earlier.families.end(), name,
       [](const WrittenFamily& w, std::string_view n) { return w.name < n; });
   if (it == earlier.families.end() || it->name != name) return nullptr;
-  // A record that does not fit the text would be a caller's bug: write.
   if (it->offset > earlier.text.size() ||
-      it->length > earlier.text.size() - it->offset)
+      it->length > earlier.text.size() - it->offset) {
+    if (broken) *broken = true;
     return nullptr;
+  }
   return &*it;
 }
 
@@ -196,13 +202,16 @@ void MetricSet::SealWith(std::span<const EarlierBody* const> earlier,
     if (f.taken_) {
       // Written by the earlier bodies (every one, or none: it was empty).
       size_t have = 0;
-      for (const EarlierBody* e : earlier)
-        have += e && FindWritten(*e, f.def().name) ? 1 : 0;
-      if (have == 0 && !earlier.empty()) continue;
-      if (have != earlier.size() || earlier.empty()) {
+      bool unusable = earlier.empty();
+      for (const EarlierBody* e : earlier) {
+        if (!e) unusable = true;
+        else if (FindWritten(*e, f.def().name, &unusable)) ++have;
+      }
+      if (unusable || (have != 0 && have != earlier.size())) {
         copy_failed_ = true;
         continue;
       }
+      if (have == 0) continue;
     } else if (f.empty()) {
       continue;
     }
@@ -237,8 +246,9 @@ void MetricSet::SealWith(std::span<const EarlierBody* const> earlier,
     if (g.taken) {
       // Rows never added: the earlier bodies' record is the input, and
       // every one must hold the same.
-      const WrittenFamily* first =
-          earlier.empty() ? nullptr : FindWritten(*earlier[0], members[0]->def().name);
+      const WrittenFamily* first = earlier.empty() || !earlier[0]
+                                       ? nullptr
+                                       : FindWritten(*earlier[0], members[0]->def().name);
       if (first) g.input = first->input;
       if (taken != members.size() || !first) copy_failed_ = true;
     } else if (fingerprint) {

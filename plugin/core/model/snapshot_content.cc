@@ -3,9 +3,11 @@
 // that follow from the jobs or the nodes alone from the body it replaces
 // when that part's content is what it was (docs/performance.md, "Render
 // cost that follows change"). A field left out here would make those
-// families stale when only that field changes, so the size checks below
-// stop the build when Job, Node or Partition gains a field until it is
-// added.
+// families stale when only that field changes, so each Hash* below binds
+// every field of its struct by name: the compiler counts the names against
+// the fields, and a field added to Job, Node, Partition or GresCount stops
+// the build until it is named and hashed (padding cannot hide it). The size
+// checks stop it when a field's type changes.
 #include <iterator>
 #include <optional>
 
@@ -14,8 +16,8 @@
 namespace sm {
 namespace {
 
-// The layouts when every field below was hashed (x86-64 and aarch64 Linux,
-// the platforms the plugin is built for).
+// The layouts when every field below was hashed with its current type
+// (x86-64 and aarch64 Linux, the platforms the plugin is built for).
 static_assert(sizeof(void*) != 8 || sizeof(Job) == 464,
               "Job changed: hash the new field in HashJob, then update the size");
 static_assert(sizeof(void*) != 8 || sizeof(Node) == 368,
@@ -32,90 +34,86 @@ void Optional(FingerprintHasher& h, const std::optional<int64_t>& v) {
 // Small fields share words: a job is hashed for every render after a
 // collection, and fewer words is most of what that costs
 // (bench/render_bench.cc, BM_JobsContent).
-void HashJob(FingerprintHasher& h, const Job& j) {
+void HashJob(FingerprintHasher& h, const Job& job) {
+  const auto& [id, name, state, flags, state_reason, partition, user_id, user_name, mail_user,
+               std_err, std_out, nodes, node_count, array_job_id, array_task_id,
+               array_task_string, submit_time, start_time, end_time, tres_alloc, tres_req,
+               cpus, memory_per_node_mb, account, statistics_partition, squeue_pending,
+               squeue_reason, held, waits_part_node_limit, reason_has_part_node_limit_bit,
+               cpus_alloc, memory_alloc_mb, gpus_alloc, gpus_tres, min_nodes, max_nodes,
+               array_pending_tasks, node_indices] = job;
   const std::optional<int64_t>* const optionals[] = {
-      &j.node_count, &j.array_job_id, &j.array_task_id, &j.submit_time,
-      &j.start_time, &j.end_time,     &j.cpus,          &j.memory_per_node_mb};
-  uint64_t present = j.user_id.has_value();
+      &node_count, &array_job_id, &array_task_id, &submit_time,
+      &start_time, &end_time,     &cpus,          &memory_per_node_mb};
+  uint64_t present = user_id.has_value();
   for (size_t i = 0; i < std::size(optionals); ++i)
     present |= uint64_t{optionals[i]->has_value()} << (i + 1);
-  h.Word(uint64_t{j.id} | uint64_t{j.flags} << 32);
-  h.Word(static_cast<uint64_t>(j.state) | present << 8 |
-         uint64_t{j.squeue_pending} << 32 | uint64_t{j.held} << 33 |
-         uint64_t{j.waits_part_node_limit} << 34 |
-         uint64_t{j.reason_has_part_node_limit_bit} << 35);
+  h.Word(uint64_t{id} | uint64_t{flags} << 32);
+  h.Word(static_cast<uint64_t>(state) | present << 8 | uint64_t{squeue_pending} << 32 |
+         uint64_t{held} << 33 | uint64_t{waits_part_node_limit} << 34 |
+         uint64_t{reason_has_part_node_limit_bit} << 35);
   for (const auto* o : optionals) h.Word(static_cast<uint64_t>(o->value_or(0)));
-  h.Word(uint64_t{j.user_id.value_or(0)} | uint64_t{j.array_pending_tasks} << 32);
-  h.Word(uint64_t{j.min_nodes} | uint64_t{j.max_nodes} << 32);
-  h.Word(static_cast<uint64_t>(j.cpus_alloc));
-  h.Word(static_cast<uint64_t>(j.memory_alloc_mb));
-  h.Word(static_cast<uint64_t>(j.gpus_alloc));
-  h.Word(static_cast<uint64_t>(j.gpus_tres));
-  h.String(j.name);
-  h.String(j.state_reason);
-  h.String(j.partition);
-  h.String(j.user_name);
-  h.String(j.mail_user);
-  h.String(j.std_err);
-  h.String(j.std_out);
-  h.String(j.nodes);
-  h.String(j.array_task_string);
-  h.String(j.tres_alloc);
-  h.String(j.tres_req);
-  h.String(j.account);
-  h.String(j.statistics_partition);
-  h.String(j.squeue_reason);
-  h.Word(j.node_indices.size());
-  for (uint32_t slot : j.node_indices) h.Word(slot);
+  h.Word(uint64_t{user_id.value_or(0)} | uint64_t{array_pending_tasks} << 32);
+  h.Word(uint64_t{min_nodes} | uint64_t{max_nodes} << 32);
+  h.Word(static_cast<uint64_t>(cpus_alloc));
+  h.Word(static_cast<uint64_t>(memory_alloc_mb));
+  h.Word(static_cast<uint64_t>(gpus_alloc));
+  h.Word(static_cast<uint64_t>(gpus_tres));
+  for (std::string_view s :
+       {name, state_reason, partition, user_name, mail_user, std_err, std_out, nodes,
+        array_task_string, tres_alloc, tres_req, account, statistics_partition, squeue_reason})
+    h.String(s);
+  h.Word(node_indices.size());
+  for (uint32_t slot : node_indices) h.Word(slot);
 }
 
 void HashGres(FingerprintHasher& h, const std::vector<GresCount>& gres) {
   h.Word(gres.size());
   for (const GresCount& g : gres) {
-    h.String(g.type);
-    h.Word(g.count);
+    const auto& [type, count] = g;
+    h.String(type);
+    h.Word(count);
   }
 }
 
-void HashNode(FingerprintHasher& h, const Node& n) {
-  h.String(n.name);
-  h.String(n.instance_id);
-  h.String(n.address);
-  h.String(n.comment);
-  h.String(n.reason);
-  h.String(n.reservation);
-  h.String(n.tres);
-  h.Word(static_cast<uint64_t>(n.state.base));
-  h.Word(n.state.flags);
-  h.Word(static_cast<uint64_t>(n.stored_base));
-  h.Word(static_cast<uint64_t>(n.statistics_base));
-  h.Word(n.partitions.size());
-  for (std::string_view p : n.partitions) h.String(p);
-  Optional(h, n.cpus);
-  Optional(h, n.alloc_cpus);
-  Optional(h, n.alloc_idle_cpus);
-  Optional(h, n.effective_cpus);
-  Optional(h, n.real_memory_mb);
-  Optional(h, n.alloc_memory_mb);
-  Optional(h, n.free_memory_mb);
-  Optional(h, n.specialized_memory_mb);
-  HashGres(h, n.gres_configured);
-  HashGres(h, n.gres_used);
-  h.String(n.state_long);
-  h.Word(static_cast<uint64_t>(n.gpus_total));
-  h.Word(static_cast<uint64_t>(n.gpus_alloc));
-  h.Word(static_cast<uint64_t>(n.gpus_tres));
+void HashNode(FingerprintHasher& h, const Node& node) {
+  const auto& [name, instance_id, address, comment, reason, reservation, tres, state,
+               stored_base, statistics_base, partitions, cpus, alloc_cpus, alloc_idle_cpus,
+               effective_cpus, real_memory_mb, alloc_memory_mb, free_memory_mb,
+               specialized_memory_mb, gres_configured, gres_used, state_long, gpus_total,
+               gpus_alloc, gpus_tres] = node;
+  for (std::string_view s : {name, instance_id, address, comment, reason, reservation, tres})
+    h.String(s);
+  const auto& [base, state_flags] = state;
+  h.Word(static_cast<uint64_t>(base));
+  h.Word(state_flags);
+  h.Word(static_cast<uint64_t>(stored_base));
+  h.Word(static_cast<uint64_t>(statistics_base));
+  h.Word(partitions.size());
+  for (std::string_view p : partitions) h.String(p);
+  for (const std::optional<int64_t>* o :
+       {&cpus, &alloc_cpus, &alloc_idle_cpus, &effective_cpus, &real_memory_mb,
+        &alloc_memory_mb, &free_memory_mb, &specialized_memory_mb})
+    Optional(h, *o);
+  HashGres(h, gres_configured);
+  HashGres(h, gres_used);
+  h.String(state_long);
+  h.Word(static_cast<uint64_t>(gpus_total));
+  h.Word(static_cast<uint64_t>(gpus_alloc));
+  h.Word(static_cast<uint64_t>(gpus_tres));
 }
 
-void HashPartition(FingerprintHasher& h, const Partition& p) {
-  h.String(p.name);
-  h.Word(p.node_indices.size());
-  for (uint32_t i : p.node_indices) h.Word(i);
-  h.Word(static_cast<uint64_t>(p.total_cpus));
-  h.Word(static_cast<uint64_t>(p.total_nodes));
-  h.Word(p.max_nodes);
-  h.Word(p.unlisted_node_indices.size());
-  for (uint32_t i : p.unlisted_node_indices) h.Word(i);
+void HashPartition(FingerprintHasher& h, const Partition& partition) {
+  const auto& [name, node_indices, total_cpus, total_nodes, max_nodes, unlisted_node_indices] =
+      partition;
+  h.String(name);
+  h.Word(node_indices.size());
+  for (uint32_t i : node_indices) h.Word(i);
+  h.Word(static_cast<uint64_t>(total_cpus));
+  h.Word(static_cast<uint64_t>(total_nodes));
+  h.Word(max_nodes);
+  h.Word(unlisted_node_indices.size());
+  for (uint32_t i : unlisted_node_indices) h.Word(i);
 }
 
 }  // namespace
