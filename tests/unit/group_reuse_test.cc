@@ -240,10 +240,11 @@ struct Rendered {
 // What the collector does for one body: with `earlier`, groups whose keys
 // it kept are taken and the rest copied where the rows are the same.
 Rendered Render(const ClusterState& s, Endpoint e, Format f, const RenderOptions& opts,
-                const Rendered* earlier, PrivateData hidden = 0) {
+                const Rendered* earlier, PrivateData hidden = 0,
+                const std::vector<std::string>* disabled = nullptr) {
   NodeHistory history(0);
   QueueWaitHistory queue_wait;
-  MetricSet set(nullptr, hidden);
+  MetricSet set(disabled, hidden);
   GroupReuse reuse;
   if (earlier) reuse.earlier.push_back(earlier->keys);
   AddEndpointFamilies(set, e, s, history, opts, &queue_wait, &reuse);
@@ -263,10 +264,11 @@ Rendered Render(const ClusterState& s, Endpoint e, Format f, const RenderOptions
 }
 
 std::string FullRender(const ClusterState& s, Endpoint e, Format f,
-                       const RenderOptions& opts, PrivateData hidden = 0) {
+                       const RenderOptions& opts, PrivateData hidden = 0,
+                       const std::vector<std::string>* disabled = nullptr) {
   NodeHistory history(0);
   QueueWaitHistory queue_wait;
-  MetricSet set(nullptr, hidden);
+  MetricSet set(disabled, hidden);
   AddEndpointFamilies(set, e, s, history, opts, &queue_wait);
   set.Seal();
   std::string text;
@@ -354,6 +356,64 @@ TEST(GroupReuse, WhatAPublicViewWasServedIsTaken) {
         EXPECT_NE(second.text.find("slurm_queue_pending{"), std::string::npos);
       }
     }
+  }
+}
+
+// Whatever else a group's bytes depend on is in its key: a render whose
+// filters or options differ from the earlier body's takes nothing (the
+// collector keeps one body per view and format under fixed options, so
+// this guards the key itself).
+TEST(GroupReuse, FiltersAndOptionsAreInTheKey) {
+  const RenderOptions opts{1795100000, false, true};
+  const std::vector<std::string> no_node_job{"slurm_node_job", "slurm_queue_pending"};
+  struct Variant {
+    const char* what;
+    RenderOptions opts;
+    PrivateData hidden;
+    const std::vector<std::string>* disabled;
+  };
+  const Variant variants[] = {
+      {"users hidden", opts, private_data::kUsers, nullptr},
+      {"jobs hidden", opts, private_data::kJobs, nullptr},
+      {"families disabled", opts, 0, &no_node_job},
+      {"QueueUserLabel=no", {opts.now, false, false}, 0, nullptr},
+      {"NativeValues=yes", {opts.now, true, true}, 0, nullptr},
+  };
+  for (Endpoint e : {Endpoint::kJobs, Endpoint::kSoperator, Endpoint::kEverything,
+                     Endpoint::kJobsUsersAccts}) {
+    const ClusterState s = StateWith(QueuedJobs());
+    const Rendered first = Render(s, e, Format::kText, opts, nullptr);
+    for (const Variant& v : variants) {
+      const Rendered second =
+          Render(s, e, Format::kText, v.opts, &first, v.hidden, v.disabled);
+      EXPECT_EQ(second.taken, 0u) << EndpointPath(e) << " " << v.what;
+      EXPECT_EQ(second.text, FullRender(s, e, Format::kText, v.opts, v.hidden, v.disabled))
+          << EndpointPath(e) << " " << v.what;
+    }
+  }
+}
+
+// JobSource=accounting: the finished jobs served follow the clock (the
+// lookback), not the jobs' content, so the group serving them is built
+// every time; a finished job that left the window leaves the body.
+TEST(GroupReuse, TheFinishedJobsWindowIsNeverTaken) {
+  JobSnapshot jobs = testing::SampleJobs();
+  jobs.jobs[1].state = JobBase::kCompleted;
+  jobs.jobs[1].end_time = 1795099000;
+  ClusterState s = StateWith(std::move(jobs));
+  auto inside = std::make_shared<FinishedJobsView>();
+  inside->oldest_end = 1795099000 - 10;
+  auto past = std::make_shared<FinishedJobsView>();
+  past->oldest_end = 1795099000 + 10;
+  const RenderOptions opts{1795100000, false};
+  for (Endpoint e : {Endpoint::kJobs, Endpoint::kSoperator, Endpoint::kEverything}) {
+    s.finished_jobs = inside;
+    const Rendered first = Render(s, e, Format::kText, opts, nullptr);
+    EXPECT_NE(first.text.find("job_id=\"2\""), std::string::npos) << EndpointPath(e);
+    s.finished_jobs = past;
+    const Rendered second = Render(s, e, Format::kText, opts, &first);
+    EXPECT_GT(second.taken, 0u) << EndpointPath(e);
+    EXPECT_EQ(second.text, FullRender(s, e, Format::kText, opts)) << EndpointPath(e);
   }
 }
 
