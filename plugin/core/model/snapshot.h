@@ -323,6 +323,10 @@ struct JobSnapshot {
   // same rows (snapshot_content.cc; docs/performance.md, "Render cost that
   // follows change"). Not to be called before the snapshot is complete.
   Fingerprint Content() const;
+  // The same but for each job's start_time and end_time, which move with
+  // the clock for a pending job whose estimated start has passed: for the
+  // families that do not read them (state_part::kJobTimes).
+  Fingerprint ContentBesidesTimes() const;
 
   Arena arena;
   Rows<Job> jobs;
@@ -336,6 +340,7 @@ struct JobSnapshot {
 
  private:
   LazyFingerprint content_;
+  LazyFingerprint content_besides_times_;
 };
 
 // ---- Controller statistics (sdiag) ---------------------------------------

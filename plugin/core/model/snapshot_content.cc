@@ -19,7 +19,7 @@ namespace {
 // The layouts when every field below was hashed with its current type
 // (x86-64 and aarch64 Linux, the platforms the plugin is built for).
 static_assert(sizeof(void*) != 8 || sizeof(Job) == 464,
-              "Job changed: hash the new field in HashJob, then update the size");
+              "Job changed: hash the new field in HashJobBesidesTimes, then update the size");
 static_assert(sizeof(void*) != 8 || sizeof(Node) == 368,
               "Node changed: hash the new field in HashNode, then update the size");
 static_assert(sizeof(void*) != 8 || sizeof(Partition) == 88,
@@ -34,7 +34,8 @@ void Optional(FingerprintHasher& h, const std::optional<int64_t>& v) {
 // Small fields share words: a job is hashed for every render after a
 // collection, and fewer words is most of what that costs
 // (bench/render_bench.cc, BM_JobsContent).
-void HashJob(FingerprintHasher& h, const Job& job) {
+// Every field but start_time and end_time (HashJobTimes).
+void HashJobBesidesTimes(FingerprintHasher& h, const Job& job) {
   const auto& [id, name, state, flags, state_reason, partition, user_id, user_name, mail_user,
                std_err, std_out, nodes, node_count, array_job_id, array_task_id,
                array_task_string, submit_time, start_time, end_time, tres_alloc, tres_req,
@@ -42,9 +43,10 @@ void HashJob(FingerprintHasher& h, const Job& job) {
                squeue_reason, held, waits_part_node_limit, reason_has_part_node_limit_bit,
                cpus_alloc, memory_alloc_mb, gpus_alloc, gpus_tres, min_nodes, max_nodes,
                array_pending_tasks, node_indices] = job;
+  static_cast<void>(start_time);  // HashJobTimes
+  static_cast<void>(end_time);
   const std::optional<int64_t>* const optionals[] = {
-      &node_count, &array_job_id, &array_task_id, &submit_time,
-      &start_time, &end_time,     &cpus,          &memory_per_node_mb};
+      &node_count, &array_job_id, &array_task_id, &submit_time, &cpus, &memory_per_node_mb};
   uint64_t present = user_id.has_value();
   for (size_t i = 0; i < std::size(optionals); ++i)
     present |= uint64_t{optionals[i]->has_value()} << (i + 1);
@@ -65,6 +67,12 @@ void HashJob(FingerprintHasher& h, const Job& job) {
     h.String(s);
   h.Word(node_indices.size());
   for (uint32_t slot : node_indices) h.Word(slot);
+}
+
+void HashJobTimes(FingerprintHasher& h, const Job& j) {
+  h.Word(uint64_t{j.start_time.has_value()} | uint64_t{j.end_time.has_value()} << 1);
+  h.Word(static_cast<uint64_t>(j.start_time.value_or(0)));
+  h.Word(static_cast<uint64_t>(j.end_time.value_or(0)));
 }
 
 void HashGres(FingerprintHasher& h, const std::vector<GresCount>& gres) {
@@ -131,12 +139,23 @@ Fingerprint NodeSnapshot::Content() const {
   });
 }
 
-Fingerprint JobSnapshot::Content() const {
-  return content_.Get([this] {
+Fingerprint JobSnapshot::ContentBesidesTimes() const {
+  return content_besides_times_.Get([this] {
     FingerprintHasher h;
     h.Word(native_nodes_alloc_per_record);
     h.Word(jobs.size());
-    for (const Job& j : jobs) HashJob(h, j);
+    for (const Job& j : jobs) HashJobBesidesTimes(h, j);
+    return h.Finish();
+  });
+}
+
+Fingerprint JobSnapshot::Content() const {
+  return content_.Get([this] {
+    const Fingerprint besides = ContentBesidesTimes();
+    FingerprintHasher h;
+    h.Word(besides.a);
+    h.Word(besides.b);
+    for (const Job& j : jobs) HashJobTimes(h, j);
     return h.Finish();
   });
 }

@@ -62,22 +62,24 @@ std::optional<Fingerprint> KeyOf(const FamilyGroup& g, size_t index, Endpoint e,
                                  const ClusterState& state,
                                  const RenderOptions& opts, const Fingerprint& filters) {
   using namespace state_part;
-  if (g.follows == 0 || (g.follows & ~(kNodes | kJobs | kFinishedJobs)) != 0)
+  if (g.follows == 0 || (g.follows & ~(kNodes | kJobs | kJobTimes | kFinishedJobs)) != 0)
     return std::nullopt;
   if ((g.follows & kFinishedJobs) && state.finished_jobs) return std::nullopt;
   FingerprintHasher h;
   h.Word(index);
   h.Word(static_cast<uint64_t>(e));
-  const auto part = [&h](const auto& snapshot) {
+  const auto part = [&h](const auto& snapshot, auto content) {
     // An absent part (native_partitions without jobs) is a content too.
     h.Word(snapshot != nullptr);
     if (!snapshot) return;
-    const Fingerprint c = snapshot->Content();
+    const Fingerprint c = ((*snapshot).*content)();
     h.Word(c.a);
     h.Word(c.b);
   };
-  if (g.follows & kNodes) part(state.nodes);
-  if (g.follows & kJobs) part(state.jobs);
+  if (g.follows & kNodes) part(state.nodes, &NodeSnapshot::Content);
+  if (g.follows & kJobs)
+    part(state.jobs, g.follows & kJobTimes ? &JobSnapshot::Content
+                                           : &JobSnapshot::ContentBesidesTimes);
   h.Word(filters.a);
   h.Word(filters.b);
   h.Word(opts.native_values | opts.pending_user_label << 1);

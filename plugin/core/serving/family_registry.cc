@@ -56,7 +56,7 @@ const FamilyGroup kGroups[] = {
        AddSoperatorJobStateFamilies(set, *in.state.jobs,
                                     in.state.finished_jobs.get());
      },
-     part::kJobs | part::kFinishedJobs},
+     part::kJobs | part::kJobTimes | part::kFinishedJobs},
     {"soperator_job_durations", Ours(E::kJobs), 0, part::kJobs,
      &SoperatorJobDurationFamilies,
      [](MetricSet& set, const FamilyInputs& in) {

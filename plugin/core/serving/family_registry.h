@@ -46,6 +46,12 @@ inline constexpr StateParts kReservations = 1 << 6;
 inline constexpr StateParts kQueueWait = 1 << 7;
 // Only in FamilyGroup::follows: JobSource=accounting's finished jobs.
 inline constexpr StateParts kFinishedJobs = 1 << 8;
+// Only in FamilyGroup::follows, with kJobs: the jobs' start and end times
+// too. A group without it follows the rest of each job only: a pending
+// job whose estimated start has passed shows the collection's time as its
+// start, as squeue does, so those two move every collection
+// (JobSnapshot::ContentBesidesTimes).
+inline constexpr StateParts kJobTimes = 1 << 9;
 }  // namespace state_part
 
 // What a group's add function reads.
