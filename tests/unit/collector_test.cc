@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <cstring>
 #include <mutex>
 #include <thread>
 
@@ -467,6 +468,65 @@ TEST(Collector, RendersOnlyWhatWasAskedForLately) {
   const auto later = c.Get(Endpoint::kNodes, Format::kText, View::kFull);
   EXPECT_EQ(later->text(), second->text());
   EXPECT_NE(later.get(), second.get());
+}
+
+// Render lines logged while a test runs: the groups taken per render pass
+// and the fallback to a full render (Collector::RenderEndpoint).
+std::vector<std::string>& RenderLines() {
+  static std::vector<std::string> lines;
+  return lines;
+}
+void CaptureRenderLines(LogLevel, const char* message) {
+  if (std::string_view(message).starts_with("render: ")) RenderLines().emplace_back(message);
+}
+
+// The collector's side of taking groups: two formats asked at different
+// times (so the bodies one render replaces came from different renders),
+// nodes changing while the jobs stand still, the clock moving. Every body
+// equals IncrementalRender=no's, groups are taken, and no render falls
+// back to building every group.
+TEST(Collector, IncrementalBodiesInBothFormatsAreFullRenders) {
+  SetLogSink(CaptureRenderLines, LogLevel::kDebug);
+  RenderLines().clear();
+  int64_t now = 1000;
+  CollectorOptions o = Options();
+  o.endpoints = {Endpoint::kSoperator, Endpoint::kJobs};
+  o.unix_now = [&now] { return now; };
+  FakeSource inc_src, full_src;
+  SelfMonitoring inc_mon, full_mon;
+  Collector inc(inc_src, o, inc_mon);
+  CollectorOptions no = o;
+  no.incremental_render = false;
+  Collector full(full_src, no, full_mon);
+  size_t compared = 0;
+  for (int step = 0; step < 6; ++step) {
+    now += 30;
+    // Nodes change on odd steps only; jobs never.
+    const std::string node = step % 2 ? "n" + std::to_string(step) : "n0";
+    inc_src.node_name = full_src.node_name = node;
+    inc.CollectOnce();
+    full.CollectOnce();
+    for (Endpoint e : o.endpoints) {
+      // OpenMetrics first asked at step 2: its earlier body is then one
+      // rendered on demand, the text's one from the collection before.
+      std::vector<Format> formats{Format::kText};
+      if (step >= 2) formats.push_back(Format::kOpenMetrics);
+      for (Format f : formats) {
+        EXPECT_EQ(inc.Get(e, f, View::kFull)->text(), full.Get(e, f, View::kFull)->text())
+            << "step " << step << " " << EndpointPath(e) << " format " << static_cast<int>(f);
+        ++compared;
+      }
+    }
+  }
+  SetLogSink(nullptr, LogLevel::kDebug);
+  EXPECT_EQ(compared, 20u);
+  size_t taken = 0;
+  for (const std::string& line : RenderLines()) {
+    EXPECT_EQ(line.find("could not be taken"), std::string::npos) << line;
+    if (line.find(" group(s) of families taken") != std::string::npos)
+      taken += std::stoul(line.substr(std::strlen("render: ")));
+  }
+  EXPECT_GT(taken, 0u);
 }
 
 // ---- HTTP -----------------------------------------------------------------
