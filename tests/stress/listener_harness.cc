@@ -12,7 +12,13 @@
 // Built in the normal test build and, in scripts/test, with ASan+UBSan
 // (build-fuzz) and ThreadSanitizer (build-tsan), which are its point: no
 // sanitizer report. Checked besides: every well-formed request is answered
-// in full, and Stop() returns promptly with connections open.
+// in full, and Stop() returns promptly with connections open. A request
+// whose connection lived past the 1 s deadlines and was then closed by the
+// listener may have been cut by design (a client thread starved on a
+// loaded machine, under TSan, sends its head or reads its answer late):
+// counted and printed, not a failure. One the listener neither answered nor
+// closed (the client's 3 s receive timeout) is a failure however long it
+// took, and so is a mode in which no request was answered.
 //
 //   listener_harness [SECONDS_PER_MODE]    default 6, TLS off then on
 #include <netinet/in.h>
@@ -24,6 +30,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -44,8 +51,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr size_t kBigBody = 2 * 1024 * 1024;
+// The listener's head, handshake and write-progress deadlines here.
+constexpr auto kDeadline = std::chrono::milliseconds(1000);
 std::atomic<int> g_failures{0};
-std::atomic<long> g_answered{0}, g_scenarios{0};
+std::atomic<long> g_answered{0}, g_scenarios{0}, g_cut_late{0};
 
 void Fail(const std::string& what) {
   if (g_failures.fetch_add(1) < 20) std::fprintf(stderr, "FAIL: %s\n", what.c_str());
@@ -95,6 +104,7 @@ class Client {
     a.sin_port = htons(static_cast<uint16_t>(port));
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     ok_ = connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+    since_ = Clock::now();
     if (ok_ && tls) {
       ssl_ = SSL_new(tls);
       SSL_set_fd(ssl_, fd_);
@@ -112,9 +122,14 @@ class Client {
   }
   // >0 bytes, 0 end of stream, <0 error or timeout.
   long Recv(char* buf, size_t n) {
-    if (ssl_) return SSL_read(ssl_, buf, static_cast<int>(n));
-    return recv(fd_, buf, n, 0);
+    errno = 0;
+    const long got = ssl_ ? SSL_read(ssl_, buf, static_cast<int>(n)) : recv(fd_, buf, n, 0);
+    if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) timed_out_ = true;
+    return got;
   }
+  // Closed by the listener after its deadlines could have fired: allowed
+  // (see the top of this file).
+  bool CutAfterDeadline() const { return !timed_out_ && Clock::now() - since_ >= kDeadline; }
   void HalfClose() {
     if (!ssl_) shutdown(fd_, SHUT_WR);  // TLS: close_notify would end the session
   }
@@ -127,7 +142,19 @@ class Client {
   int fd_ = -1;
   SSL* ssl_ = nullptr;
   bool ok_ = false;
+  bool timed_out_ = false;
+  Clock::time_point since_;
 };
+
+// A well-formed request not answered in full: a failure unless the
+// listener cut it after its deadlines.
+void NotAnswered(const Client& c, const std::string& what) {
+  if (c.CutAfterDeadline()) {
+    ++g_cut_late;
+    return;
+  }
+  Fail(what);
+}
 
 // Reads until `responses` complete responses (Content-Length framed) or
 // the end of stream; the count of complete ones.
@@ -177,20 +204,23 @@ void Scenario(int port, SSL_CTX* tls, std::mt19937& rng) {
     case 1: {  // segmented request, full answer
       SendSegmented(c, kind ? big : small, rng);
       const int got = ReadResponses(c, 1, rng);
-      if (got != 1) Fail("a segmented request was not answered in full");
+      if (got != 1) NotAnswered(c, "a segmented request was not answered in full");
       g_answered += got;
       break;
     }
     case 2: {  // pipelined, or a request and a half-close
       if (rng() % 2) {
         SendSegmented(c, small + small, rng);
-        if (ReadResponses(c, 2, rng) != 2) Fail("pipelined requests not both answered");
+        const int got = ReadResponses(c, 2, rng);
+        if (got != 2) NotAnswered(c, "pipelined requests not both answered");
+        g_answered += got;
       } else {
         c.Send(small);
         c.HalfClose();
-        if (ReadResponses(c, 1, rng) != 1) Fail("request then half-close not answered");
+        const int got = ReadResponses(c, 1, rng);
+        if (got != 1) NotAnswered(c, "request then half-close not answered");
+        g_answered += got;
       }
-      g_answered += 1;
       break;
     }
     case 3: {  // slow reader that stops: cut at the write-progress deadline
@@ -237,9 +267,9 @@ void RunMode(bool tls, int seconds, const std::string& dir) {
   std::string why;
   o.address = *ParseBindAddress("127.0.0.1:0", &why);
   o.threads = 2;
-  o.header_timeout = std::chrono::milliseconds(1000);
-  o.write_stall_timeout = std::chrono::milliseconds(1000);
-  o.handshake_timeout = std::chrono::milliseconds(1000);
+  o.header_timeout = kDeadline;
+  o.write_stall_timeout = kDeadline;
+  o.handshake_timeout = kDeadline;
   o.max_connections = 64;
   o.max_connections_per_peer = 48;
   if (tls) {
@@ -296,10 +326,14 @@ int main(int argc, char** argv) {
   if (!mkdtemp(dir)) return 2;
   for (const bool tls : {false, true}) {
     const long answered0 = sm::g_answered.load(), scenarios0 = sm::g_scenarios.load();
+    const long late0 = sm::g_cut_late.load();
     sm::RunMode(tls, seconds, dir);
-    std::printf("%s: %ld scenarios, %ld well-formed requests answered in full\n",
-                tls ? "TLS" : "plain", sm::g_scenarios.load() - scenarios0,
-                sm::g_answered.load() - answered0);
+    const long answered = sm::g_answered.load() - answered0;
+    std::printf("%s: %ld scenarios, %ld well-formed requests answered in full, "
+                "%ld cut after the deadlines\n",
+                tls ? "TLS" : "plain", sm::g_scenarios.load() - scenarios0, answered,
+                sm::g_cut_late.load() - late0);
+    if (answered == 0) sm::Fail(std::string(tls ? "TLS" : "plain") + ": no request answered");
   }
   for (const char* f : {"cert.pem", "key.pem", "web.yml"}) unlink((std::string(dir) + "/" + f).c_str());
   rmdir(dir);
