@@ -9,6 +9,7 @@
 // arena; std::nullopt means "absent" where Soperator tells absent from zero.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <mutex>
 #include <optional>
@@ -63,20 +64,21 @@ inline constexpr uint32_t kExternal = 1u << 21;
 
 // Made once, on first use, by whichever thread asks first. A moved-to
 // snapshot makes its own.
-class LazyFingerprint {
+template <class T>
+class Lazy {
  public:
-  LazyFingerprint() = default;
-  LazyFingerprint(LazyFingerprint&&) noexcept {}
-  LazyFingerprint& operator=(LazyFingerprint&&) = delete;
+  Lazy() = default;
+  Lazy(Lazy&&) noexcept {}
+  Lazy& operator=(Lazy&&) = delete;
   template <class Make>
-  Fingerprint Get(Make&& make) const {
+  const T& Get(Make&& make) const {
     std::call_once(once_, [&] { value_ = make(); });
     return value_;
   }
 
  private:
   mutable std::once_flag once_;
-  mutable Fingerprint value_;
+  mutable T value_{};
 };
 
 struct NodeState {
@@ -190,7 +192,7 @@ struct NodeSnapshot {
   std::vector<Node> unlisted_nodes;
 
  private:
-  LazyFingerprint content_;
+  Lazy<Fingerprint> content_;
 };
 
 // ---- Jobs ------------------------------------------------------------------
@@ -339,8 +341,9 @@ struct JobSnapshot {
   bool native_nodes_alloc_per_record = false;
 
  private:
-  LazyFingerprint content_;
-  LazyFingerprint content_besides_times_;
+  // Content(), ContentBesidesTimes(): made in one pass over the jobs.
+  const std::array<Fingerprint, 2>& Contents() const;
+  Lazy<std::array<Fingerprint, 2>> contents_;
 };
 
 // ---- Controller statistics (sdiag) ---------------------------------------

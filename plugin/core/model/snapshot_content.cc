@@ -139,25 +139,26 @@ Fingerprint NodeSnapshot::Content() const {
   });
 }
 
-Fingerprint JobSnapshot::ContentBesidesTimes() const {
-  return content_besides_times_.Get([this] {
-    FingerprintHasher h;
-    h.Word(native_nodes_alloc_per_record);
-    h.Word(jobs.size());
-    for (const Job& j : jobs) HashJobBesidesTimes(h, j);
-    return h.Finish();
+// One pass for both: a second walk over 50,000 jobs costs more in cache
+// misses than the few words it hashes (bench/render_bench.cc,
+// BM_JobsContent).
+const std::array<Fingerprint, 2>& JobSnapshot::Contents() const {
+  return contents_.Get([this] {
+    FingerprintHasher besides, times;
+    besides.Word(native_nodes_alloc_per_record);
+    besides.Word(jobs.size());
+    for (const Job& j : jobs) {
+      HashJobBesidesTimes(besides, j);
+      HashJobTimes(times, j);
+    }
+    const Fingerprint b = besides.Finish(), t = times.Finish();
+    FingerprintHasher all;
+    for (uint64_t w : {b.a, b.b, t.a, t.b}) all.Word(w);
+    return std::array<Fingerprint, 2>{all.Finish(), b};
   });
 }
 
-Fingerprint JobSnapshot::Content() const {
-  return content_.Get([this] {
-    const Fingerprint besides = ContentBesidesTimes();
-    FingerprintHasher h;
-    h.Word(besides.a);
-    h.Word(besides.b);
-    for (const Job& j : jobs) HashJobTimes(h, j);
-    return h.Finish();
-  });
-}
+Fingerprint JobSnapshot::Content() const { return Contents()[0]; }
+Fingerprint JobSnapshot::ContentBesidesTimes() const { return Contents()[1]; }
 
 }  // namespace sm
