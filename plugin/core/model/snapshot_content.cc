@@ -31,10 +31,10 @@ void Optional(FingerprintHasher& h, const std::optional<int64_t>& v) {
   h.Word(static_cast<uint64_t>(v.value_or(0)));
 }
 
-// Small fields share words: a job is hashed for every render after a
-// collection, and fewer words is most of what that costs
-// (bench/render_bench.cc, BM_JobsContent).
-// Every field but start_time and end_time (HashJobTimes).
+// Every field but start_time and end_time (HashJobTimes). Small fields
+// share words: a job is hashed for every render after a collection, and
+// fewer words is most of what that costs (bench/render_bench.cc,
+// BM_JobsContent).
 void HashJobBesidesTimes(FingerprintHasher& h, const Job& job) {
   const auto& [id, name, state, flags, state_reason, partition, user_id, user_name, mail_user,
                std_err, std_out, nodes, node_count, array_job_id, array_task_id,
@@ -70,9 +70,8 @@ void HashJobBesidesTimes(FingerprintHasher& h, const Job& job) {
 }
 
 void HashJobTimes(FingerprintHasher& h, const Job& j) {
-  h.Word(uint64_t{j.start_time.has_value()} | uint64_t{j.end_time.has_value()} << 1);
-  h.Word(static_cast<uint64_t>(j.start_time.value_or(0)));
-  h.Word(static_cast<uint64_t>(j.end_time.value_or(0)));
+  Optional(h, j.start_time);
+  Optional(h, j.end_time);
 }
 
 void HashGres(FingerprintHasher& h, const std::vector<GresCount>& gres) {
