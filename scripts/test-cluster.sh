@@ -6,7 +6,7 @@
 #   test-cluster.sh start VERSION DIR [--plugin-dir PATH] [--job-submit NAME]
 #                   [--gpus [TYPE:]N[,TYPE:N]...] [--port-base P]
 #                   [--conf-extra LINE]... [--metrics-conf FILE] [--accounting]
-#                   [--addr ADDR]
+#                   [--addr ADDR] [--systemd]
 #   test-cluster.sh start-accounting VERSION DIR --port-base P
 #   test-cluster.sh stop DIR
 #   test-cluster.sh restart-ctld DIR
@@ -31,6 +31,13 @@
 # --addr: the address slurmctld and vm are reached at (default 127.0.0.1);
 # the HA test (tests/integration/test_ha.py) runs the cluster in a network
 # namespace of its own where the backup controller must reach both.
+#
+# --systemd starts slurmctld as `slurmctld --systemd` (as SchedMD's and
+# Debian's units do; 23.11+) instead of `-D`: NOTIFY_SOCKET must be in the
+# environment (the caller serves it; tests/integration/
+# test_systemd_reconfig.py). A reconfigure then forks a new slurmctld, so
+# run/slurmctld.pid holds the first PID only: the caller keeps it up to
+# date (MAINPID). restart-ctld starts slurmctld with -D again.
 #
 # --gpus N gives vm N fake GPUs (Gres=gpu:N); --gpus h100:2,a100:1 gives it
 # typed ones (Gres=gpu:h100:2,gpu:a100:1), one fake device file each.
@@ -636,10 +643,16 @@ cmd_start() {
 	dir=$(abs_dir "$2")
 	shift 2
 	plugin_dir='' job_submit='' gpus_arg=0 port='' metrics_conf='' conf_extra=() accounting=0
-	addr=127.0.0.1
+	addr=127.0.0.1 ctld_mode=-D
 	while (($#)); do
 		if [[ $1 == --accounting ]]; then
 			accounting=1
+			shift
+			continue
+		fi
+		if [[ $1 == --systemd ]]; then
+			[[ -n ${NOTIFY_SOCKET:-} ]] || die "--systemd needs NOTIFY_SOCKET in the environment"
+			ctld_mode=--systemd
 			shift
 			continue
 		fi
@@ -745,7 +758,7 @@ cmd_start() {
 
 	# -i (tolerate unreadable state files) as in the known-good manual
 	# driver; the state dir is fresh, so there is nothing to recover anyway.
-	launch slurmctld -D -i
+	launch slurmctld "$ctld_mode" -i
 	ctld_pid=$(read_pid "$dir/run/slurmctld.pid")
 	# Start slurmd once the controller listens, so it registers at once
 	# instead of retrying.

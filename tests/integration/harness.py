@@ -78,12 +78,14 @@ class Cluster:
     gpus: a count or test-cluster.sh's TYPE:N[,TYPE:N] list; accounting: run
     MariaDB + slurmdbd and the association tree test-cluster.sh describes;
     addr: test-cluster.sh --addr; metrics_host: our listener's address (""
-    for every address); job_submit: None runs Slurm without our plugin."""
+    for every address); job_submit: None runs Slurm without our plugin;
+    systemd: slurmctld runs as `slurmctld --systemd` (test-cluster.sh
+    --systemd; NOTIFY_SOCKET must be in this process's environment)."""
 
     def __init__(self, version, plugin_dir, gpus=0, conf_extra=(),
                  collection_interval="1s", metrics_conf_extra=(),
                  accounting=False, addr=None, metrics_host="127.0.0.1",
-                 job_submit="soperator"):
+                 job_submit="soperator", systemd=False):
         self.version = version
         self.dir = tempfile.mkdtemp(prefix=f"sm-it-{version}-")
         # Open to others: jobs of other users (sbatch --uid) run their
@@ -112,6 +114,8 @@ class Cluster:
             args += ["--addr", addr]
         if job_submit:
             args += ["--job-submit", job_submit]
+        if systemd:
+            args.append("--systemd")
         for line in conf_extra:
             args += ["--conf-extra", line]
         subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
