@@ -10,8 +10,10 @@ namespace sm::slurm {
 namespace {
 
 // The packed license list, read from its start.
+// 24.05 made it return the buffer; up to 23.11 it fills a pointer and a
+// size and takes the requesting uid (docs/compat.md, per-release table).
 buf_t* PackedLicenses() {
-#if SM_SLURM_AT_LEAST(23, 2)
+#if SM_SLURM_AT_LEAST(24, 5)
   buf_t* buffer = get_all_license_info(SLURM_PROTOCOL_VERSION);
   if (buffer) set_buf_offset(buffer, 0);
   return buffer;
