@@ -121,13 +121,15 @@ class NotifySocket:
         self.messages += new
         return new
 
-    def wait_mainpid(self, other_than, timeout):
-        """The first MAINPID that is not `other_than`, within `timeout`
-        seconds, as (time, pid); None if none came."""
+    def wait_mainpid(self, since, timeout):
+        """The first MAINPID that came at or after `since` (monotonic
+        time), within `timeout` seconds, as (time, pid); None if none
+        came."""
         end = time.monotonic() + timeout
         while True:
+            self.poll()
             for t, kv in self.messages:
-                if "MAINPID" in kv and int(kv["MAINPID"]) != other_than:
+                if t >= since and "MAINPID" in kv:
                     return t, int(kv["MAINPID"])
             left = end - time.monotonic()
             if left <= 0:
@@ -139,8 +141,8 @@ class NotifySocket:
 
 
 class Prober:
-    """One HTTP GET every `interval` seconds on a fresh keep-alive
-    connection, on its own thread; each answer is recorded as (time
+    """One HTTP GET every `interval` seconds on a fresh connection, on its
+    own thread; each answer is recorded as (time
     asked, time answered, status or error, PID of the slurmctld that answered it, among
     the live slurmctld processes of `conf`)."""
 
@@ -155,15 +157,25 @@ class Prober:
         t = time.monotonic()
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout)
         try:
+            conn.connect()
+            # Which process accepted the connection, before the request
+            # is sent: a server closes a connection only after it has read
+            # a request, so its end is in that process's fd table until
+            # then. (A connection still in the backlog of a listening
+            # socket that several generations share is in none yet.)
+            client_port = conn.sock.getsockname()[1]
+            owner = None
+            end = t + self.timeout
+            while owner is None and time.monotonic() < end:
+                owner = socket_owner(self.port, client_port, ctld_pids(self.conf))
+                if owner is None:
+                    time.sleep(0.005)
+            if owner is None:
+                return t, time.monotonic(), "not accepted", None
             conn.request("GET", self.path)
             r = conn.getresponse()
             r.read()
-            # The connection is still open (HTTP/1.1 keep-alive): the
-            # process holding its other end is the one that answered.
-            done = time.monotonic()
-            owner = socket_owner(self.port, conn.sock.getsockname()[1],
-                                 ctld_pids(self.conf))
-            return t, done, r.status, owner
+            return t, time.monotonic(), r.status, owner
         except (OSError, http.client.HTTPException) as e:
             return t, time.monotonic(), type(e).__name__, None
         finally:

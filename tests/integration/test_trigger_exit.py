@@ -26,7 +26,6 @@ from concurrent.futures import ThreadPoolExecutor
 import os
 import re
 import stat
-import subprocess
 import sys
 import time
 
