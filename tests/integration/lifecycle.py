@@ -92,34 +92,40 @@ def socket_owner(server_port, client_port, pids):
 
 
 class NotifySocket:
-    """The unix datagram socket systemd would serve as NOTIFY_SOCKET;
-    slurmctld --systemd sends "READY=1\\nMAINPID=<pid>" on it at its start
-    and, from the old process, after each reconfigure."""
+    """The unix datagram socket systemd would serve as NOTIFY_SOCKET, read
+    on a thread of its own as systemd reads it: slurmctld --systemd sends
+    "READY=1\nMAINPID=<pid>" at its start and, from the old process, after
+    each reconfigure; 25.11 and later follow it with "BARRIER=1" and a file
+    descriptor, and wait (up to MessageTimeout / 2) until the receiver
+    closes it."""
 
     def __init__(self, path):
         self.path = path
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         self.sock.bind(path)
+        self.sock.settimeout(0.1)
         self.messages = []  # (monotonic time, {key: value})
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
 
-    def poll(self, timeout=0.0):
-        """Reads what has arrived (waiting up to `timeout` for the first
-        datagram); returns the new messages."""
-        new = []
-        deadline = time.monotonic() + timeout
-        while True:
-            left = deadline - time.monotonic()
-            # settimeout(0): non-blocking, once one has come or time is up.
-            self.sock.settimeout(left if not new and left > 0 else 0.0)
+    def _run(self):
+        while not self._stop.is_set():
             try:
-                data = self.sock.recv(4096)
-            except (BlockingIOError, socket.timeout):
-                break
+                data, anc, _, _ = self.sock.recvmsg(4096, socket.CMSG_SPACE(16 * 4))
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            # Close every descriptor passed (the barrier's): that is the
+            # answer the sender waits for.
+            for level, kind, fds in anc:
+                if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                    for i in range(0, len(fds) - len(fds) % 4, 4):
+                        os.close(int.from_bytes(fds[i:i + 4], "little"))
             kv = dict(l.split("=", 1) for l in data.decode(errors="replace").split("\n")
                       if "=" in l)
-            new.append((time.monotonic(), kv))
-        self.messages += new
-        return new
+            self.messages.append((time.monotonic(), kv))
 
     def wait_mainpid(self, since, timeout):
         """The first MAINPID that came at or after `since` (monotonic
@@ -127,16 +133,16 @@ class NotifySocket:
         came."""
         end = time.monotonic() + timeout
         while True:
-            self.poll()
-            for t, kv in self.messages:
+            for t, kv in list(self.messages):
                 if t >= since and "MAINPID" in kv:
                     return t, int(kv["MAINPID"])
-            left = end - time.monotonic()
-            if left <= 0:
+            if time.monotonic() > end:
                 return None
-            self.poll(min(left, 0.5))
+            time.sleep(0.05)
 
     def close(self):
+        self._stop.set()
+        self._thread.join(5)
         self.sock.close()
 
 
@@ -146,7 +152,7 @@ class Prober:
     asked, time answered, status or error, PID of the slurmctld that answered it, among
     the live slurmctld processes of `conf`)."""
 
-    def __init__(self, port, path, conf, interval=0.05, timeout=3):
+    def __init__(self, port, path, conf, interval=0.1, timeout=3):
         self.port, self.path, self.conf = port, path, conf
         self.interval, self.timeout = interval, timeout
         self.records = []
@@ -169,7 +175,7 @@ class Prober:
             while owner is None and time.monotonic() < end:
                 owner = socket_owner(self.port, client_port, ctld_pids(self.conf))
                 if owner is None:
-                    time.sleep(0.005)
+                    time.sleep(0.02)
             if owner is None:
                 return t, time.monotonic(), "not accepted", None
             conn.request("GET", self.path)

@@ -18,8 +18,9 @@ waitpid() for good, and systemd's MAINPID is never moved.
 The test serves NOTIFY_SOCKET itself (a unix datagram socket it binds and
 reads) and is the daemons' subreaper. For each carrier (job_submit: our
 listener's /metrics; metrics_type, 25.11+: /metrics/soperator on
-slurmctld's port) one loopback cluster (test-cluster.sh --systemd), then
---rounds times `scontrol reconfigure`, and after each: its exit status 0;
+slurmctld's port) one loopback cluster (test-cluster.sh --systemd) with
+test_shutdown.py's 8 scrapers on our listener all along, then --rounds
+times `scontrol reconfigure`, and after each: its exit status 0;
 a MAINPID other than the old one within MAINPID_BOUND; no slurmctld
 process of an older generation left (by PID) within GONE_BOUND (the stacks
 of any left are printed, then they are killed); the new process answers
@@ -41,6 +42,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import Cluster  # noqa: E402
 from lifecycle import (NotifySocket, Prober, alive, become_subreaper,  # noqa: E402
                        ctld_pids, reap_orphans, thread_stacks)
+from test_shutdown import REQUESTS, Scrapers  # noqa: E402
 
 RECONFIGURE_TIMEOUT = 60
 MAINPID_BOUND = 30
@@ -76,8 +78,13 @@ def run_carrier(version, plugin_dir, carrier, rounds):
             port, path = c.metrics_port, "/metrics"
         else:
             port, path = int(c.env["SM_SLURMCTLD_PORT"]), "/metrics/soperator"
+        # test_shutdown.py's 8 scrapers on our listeners all along (both
+        # carriers run them): the listener's threads are busy when
+        # slurmctld forks, as they are when Prometheus scrapes.
         with Prober(port, path, conf) if carrier != "none" else \
-                contextlib.nullcontext() as prober:
+                contextlib.nullcontext() as prober, \
+                Scrapers({"metrics": c.metrics_port, "monitoring": c.monitoring_port},
+                         REQUESTS) if carrier != "none" else contextlib.nullcontext():
             t_ready = time.monotonic()
             end = t_ready + SERVE_BOUND
             while prober and prober.first_ok_from(old, t_ready) is None and \
