@@ -31,15 +31,19 @@ size_t Slot(Endpoint e, View v, Format f) {
 }
 
 // A loop thread runs `step` and goes on whatever it throws: an exception
-// leaving a std::thread would terminate slurmctld.
+// leaving a std::thread would terminate slurmctld. Logging the failure may
+// throw too (std::bad_alloc): then it is not logged.
 template <class Step>
-void LogFailure(const char* what, Step&& step) {
+void LogFailure(const char* what, Step&& step) noexcept {
   try {
-    step();
-  } catch (const std::exception& e) {
-    LogError(std::string(what) + ": " + e.what());
+    try {
+      step();
+    } catch (const std::exception& e) {
+      LogError(std::string(what) + ": " + e.what());
+    } catch (...) {
+      LogError(what);
+    }
   } catch (...) {
-    LogError(what);
   }
 }
 
@@ -89,7 +93,14 @@ Collector::Collector(Source& source, CollectorOptions options,
   }
 }
 
-Collector::~Collector() { Stop(); }
+// The runtime never destroys a collector whose Stop() returned non-zero
+// (plugin/slurm/runtime.cc leaks it); others (tests, the shim) wait here
+// until every thread, detached or not, has ended.
+Collector::~Collector() {
+  Stop(std::chrono::milliseconds::max());
+  std::unique_lock lock(mu_);
+  idle_cv_.wait(lock, [this] { return alive_ == 0; });
+}
 
 void Collector::Start(bool ticker) {
   std::lock_guard lock(mu_);
@@ -98,11 +109,20 @@ void Collector::Start(bool ticker) {
   // Our threads must never take slurmctld's signals.
   BlockAllSignals blocked;
   const int workers = kSubCollectorCount * options_.max_inflight;
+  // Each counts itself out as its very last step (Stop() may have
+  // detached it).
+  const auto ended = [this] {
+    std::lock_guard count(mu_);
+    --alive_;
+    idle_cv_.notify_all();
+  };
   for (int i = 0; i < workers; ++i) {
     if (skipped_[i % kSubCollectorCount]) continue;
-    threads_.emplace_back([this, sub = i % kSubCollectorCount] {
+    ++alive_;
+    threads_.emplace_back([this, sub = i % kSubCollectorCount, ended] {
       NameThisThread("sm-collector");
       WorkerLoop(sub);
+      ended();
     });
   }
   render_thread_ = std::thread([this] {
@@ -110,17 +130,51 @@ void Collector::Start(bool ticker) {
     LowerThisThreadPriority();
     RenderLoop();
   });
-  if (ticker)
-    threads_.emplace_back([this] {
+  if (ticker) {
+    ++alive_;
+    threads_.emplace_back([this, ended] {
       NameThisThread("sm-ticker");
       TickerLoop();
+      ended();
     });
+  }
 }
 
-void Collector::Stop() {
+int Collector::Stop(std::chrono::milliseconds grace) {
   StopRendering();  // tells every thread to stop, joins the render thread
-  for (std::thread& t : threads_) t.join();
+  int busy;
+  {
+    // With stopping_ set no idle thread becomes busy again (WorkerLoop and
+    // TickerLoop look at it under mu_ before they start work), so with
+    // busy_ at 0 every join below returns once each thread has seen it.
+    std::unique_lock lock(mu_);
+    const auto idle = [this] { return busy_ == 0; };
+    if (grace == std::chrono::milliseconds::max()) idle_cv_.wait(lock, idle);
+    else if (grace.count() > 0) idle_cv_.wait_for(lock, grace, idle);
+    busy = busy_;
+  }
+  if (busy == 0) {
+    for (std::thread& t : threads_) t.join();
+    threads_.clear();
+    return 0;
+  }
+  // One of them may be queued on a lock the caller holds: joining it
+  // could wait for good. They all end on their own (RunTask drops what it
+  // collected once stopping_ is set); what they read stays alive, leaked
+  // by our owner. Let go of the collected state and the bodies meanwhile:
+  // apply_mu_ and mu_ are never held while waiting for slurmctld.
+  for (std::thread& t : threads_) t.detach();
   threads_.clear();
+  {
+    std::lock_guard lock(apply_mu_);
+    state_ = CollectedState(options_.monotonic_now(), options_.finished_jobs);
+  }
+  {
+    std::lock_guard lock(mu_);
+    bodies_.fill(nullptr);
+    ready_ = false;
+  }
+  return busy;
 }
 
 void Collector::StopRendering() {
@@ -129,10 +183,14 @@ void Collector::StopRendering() {
     stopping_ = true;
     queue_.clear();
   }
+  // No new lock of slurmctld's or assoc_mgr's is taken from here on; a
+  // collection between two slices of the job walk ends at the next one.
+  source_.StopTakingLocks();
   cv_.notify_all();
   ready_cv_.notify_all();
   if (render_thread_.joinable()) render_thread_.join();
 }
+
 
 void Collector::CollectOnce() { StartTick(true); }
 
@@ -174,9 +232,12 @@ void Collector::AddStateFamilies(MetricSet& set) {
 void Collector::TickerLoop() {
   std::unique_lock lock(mu_);
   while (!stopping_) {
+    ++busy_;  // StartTick asks slurmctld (Active(), UpdateHidden())
     lock.unlock();
     LogFailure("collector tick failed", [this] { StartTick(false); });
     lock.lock();
+    --busy_;
+    if (stopping_) idle_cv_.notify_all();
     // Until slurmctld has loaded its state (or while it is a standby
     // backup) look again every second rather than every interval.
     const auto wait = ready_ ? options_.interval
@@ -197,9 +258,12 @@ void Collector::WorkerLoop(int sub) {
     const auto it = std::find_if(queue_.begin(), queue_.end(), mine);
     Task task = std::move(*it);
     queue_.erase(it);
+    ++busy_;
     lock.unlock();
-    RunTask(task);
+    LogFailure("collection failed", [&] { RunTask(task); });
     lock.lock();
+    --busy_;
+    if (stopping_) idle_cv_.notify_all();
   }
 }
 
@@ -265,9 +329,8 @@ void Collector::RunTask(const Task& task) {
   LockTiming timing;
   std::string error;
   Applier result;
-  const SubCollectorDef& def = kSubCollectors[task.sub];
   try {
-    result = def.collect(source_, timing, error);
+    result = kSubCollectors[task.sub].collect(source_, timing, error);
   } catch (const std::exception& e) {
     error = e.what();
     result = nullptr;
@@ -275,18 +338,29 @@ void Collector::RunTask(const Task& task) {
     error = "unknown exception";
     result = nullptr;
   }
-  const std::string_view name = def.name;
+  // Stopped meanwhile: what was collected is dropped, nothing is applied
+  // or rendered, and the thread ends (Stop() may not have waited for it).
+  if (!task.synchronous) {
+    std::lock_guard lock(mu_);
+    if (stopping_) {
+      --subs_[task.sub].inflight;
+      return;
+    }
+  }
+  FinishTask(task, t0, unix_t0, timing, error, result);
+}
+
+void Collector::FinishTask(const Task& task, double t0, int64_t unix_t0,
+                           const LockTiming& timing, const std::string& error,
+                           const Applier& result) {
+  const std::string_view name = kSubCollectors[task.sub].name;
   if (timing.used)
     monitoring_.LockUsed(name, timing.wait_seconds, timing.hold_seconds,
                          timing.list_wait_seconds);
   const bool failed = !result;
   bool applied = false;
-  if (failed) {
-    LogError("collector " + std::string(name) + " failed: " +
-             (error.empty() ? "no data" : error));
-  } else if (!(applied = Apply(task.sub, task.sequence, task.tick->epoch, result))) {
+  if (!failed && !(applied = Apply(task.sub, task.sequence, task.tick->epoch, result)))
     LogDebug("collector " + std::string(name) + ": stale result dropped");
-  }
   // Soperator's duration covers the fetch and the state update.
   const double seconds = options_.monotonic_now() - t0;
   bool tick_done = false;
@@ -296,6 +370,8 @@ void Collector::RunTask(const Task& task) {
     std::lock_guard lock(mu_);
     SubCollector& s = subs_[task.sub];
     --s.inflight;
+    if (failed) NoteFailureLocked(task.sub, error);
+    else NoteSuccessLocked(task.sub);
     monitoring_.CollectorFinished(name, seconds, failed, s.inflight);
     // Under mu_, like Deactivate()'s reset: a result dropped as stale never
     // counts, and one applied before a Deactivate() is forgotten by it.
@@ -327,6 +403,41 @@ void Collector::RunTask(const Task& task) {
   }
 }
 
+// A sub-collector failing every interval (slurmdbd gone, a release
+// difference) would write the same line every CollectionInterval: the
+// first failure of a run is logged, then one line with the count at most
+// every kFailureLogSeconds, and the recovery (tests/unit/collector_test.cc,
+// FailuresAreLoggedNowAndThen). The counter families count every one.
+void Collector::NoteFailureLocked(int sub, const std::string& error) {
+  SubCollector& s = subs_[sub];
+  const double now = options_.monotonic_now();
+  ++s.failures;
+  const std::string name(kSubCollectors[sub].name);
+  const std::string why = error.empty() ? "no data" : error;
+  if (s.failures == 1) {
+    LogError("collector " + name + " failed: " + why +
+             " (while it keeps failing, a line every " +
+             std::to_string(static_cast<int>(kFailureLogSeconds)) + " s)");
+  } else if (now - s.failure_logged_at >= kFailureLogSeconds) {
+    LogError("collector " + name + " still failing: " +
+             std::to_string(s.failures - s.failures_logged) + " more failure(s), " +
+             std::to_string(s.failures) + " in a row; the last: " + why);
+  } else {
+    return;
+  }
+  s.failures_logged = s.failures;
+  s.failure_logged_at = now;
+}
+
+void Collector::NoteSuccessLocked(int sub) {
+  SubCollector& s = subs_[sub];
+  if (s.failures == 0) return;
+  LogInfo("collector " + std::string(kSubCollectors[sub].name) + " recovered after " +
+          std::to_string(s.failures) + " failed collection(s)");
+  s.failures = 0;
+  s.failures_logged = 0;
+}
+
 bool Collector::Apply(int sub, uint64_t sequence, uint64_t epoch,
                       const Applier& apply) {
   std::lock_guard lock(apply_mu_);
@@ -342,15 +453,14 @@ bool Collector::Apply(int sub, uint64_t sequence, uint64_t epoch,
   return true;
 }
 
-void Collector::RenderEndpoint(Endpoint e, View view,
+void Collector::RenderEndpoint(Endpoint e, PrivateData hidden,
                                const std::array<bool, 2>& formats,
                                const std::array<size_t, 2>& reserve,
                                const std::array<const Body*, 2>& earlier,
                                std::array<std::shared_ptr<const Body>, 2>& out,
                                WriteStats& stats, size_t& groups_taken,
                                bool take_groups) {
-  MetricSet set(&options_.disabled_families,
-                view == View::kPublic ? hidden_.load() : PrivateData{0});
+  MetricSet set(&options_.disabled_families, hidden);
   // What the new bodies may copy from: the bodies they replace. A family
   // that one format cannot copy is sealed when that format is written.
   std::array<EarlierBody, 2> from{};
@@ -392,7 +502,7 @@ void Collector::RenderEndpoint(Endpoint e, View view,
     if (!logged.exchange(true))
       LogError("render: a group of families could not be taken from the body "
                "it replaces; built again");
-    RenderEndpoint(e, view, formats, reserve, earlier, out, stats, groups_taken,
+    RenderEndpoint(e, hidden, formats, reserve, earlier, out, stats, groups_taken,
                    false);
     return;
   }
@@ -414,6 +524,9 @@ void Collector::RenderEndpoint(Endpoint e, View view,
 }
 
 struct Collector::RenderPlan {
+  // What the public view leaves out, as the plan was made: the public
+  // bodies are made with it, and published only if it is still current.
+  PrivateData hidden = 0;
   std::array<bool, kSlots> wanted{};
   std::array<bool, kSlots> gzip{};
   // The bodies the fresh ones replace, held until they are published.
@@ -431,6 +544,7 @@ void Collector::PlanRendersLocked(double now, RenderPlan& plan) {
                    [this](size_t a, size_t b) { return asked_[a] > asked_[b]; });
   const uint64_t limit = LimitLocked(now);
   uint64_t planned = 0;
+  plan.hidden = hidden_.load();
   for (size_t i : order) {
     if (!kept_[i]) continue;
     if (now - asked_[i] > keep_seconds_) {
@@ -454,7 +568,7 @@ bool Collector::RenderPlanned(RenderPlan& plan, WriteStats& stats) {
   bool rendered = false;
   size_t groups_taken = 0;
   // Public views exist only while something is hidden (see Get()).
-  const bool views_differ = hidden_.load() != 0;
+  const bool views_differ = plan.hidden != 0;
   for (int e = 0; e < kEndpointCount; ++e) {
     for (View view : {View::kFull, View::kPublic}) {
       if (view == View::kPublic && !views_differ) continue;
@@ -465,7 +579,8 @@ bool Collector::RenderPlanned(RenderPlan& plan, WriteStats& stats) {
       std::array<std::shared_ptr<const Body>, 2> bodies;
       {
         std::lock_guard lock(apply_mu_);
-        RenderEndpoint(endpoint, view, {plan.wanted[text], plan.wanted[om]},
+        RenderEndpoint(endpoint, view == View::kPublic ? plan.hidden : PrivateData{0},
+                       {plan.wanted[text], plan.wanted[om]},
                        {TextSize(plan.earlier[text]), TextSize(plan.earlier[om])},
                        {plan.earlier[text].get(), plan.earlier[om].get()}, bodies,
                        stats, groups_taken);
@@ -497,7 +612,13 @@ bool Collector::PublishLocked(uint64_t epoch, RenderPlan& plan) {
   if (epoch != epoch_.load()) return false;
   for (size_t i = 0; i < plan.fresh.size(); ++i) {
     if (plan.fresh[i]) last_bytes_[i] = plan.fresh[i]->text().size();
-    if (plan.wanted[i]) {
+    if (plan.wanted[i] && !MaskCurrent(i, plan.hidden)) {
+      // PrivateData changed while this render ran: UpdateHidden() cleared
+      // the public bodies, and one made with the old mask never comes
+      // back (tests/unit/collector_test.cc,
+      // PublicBodyOfAnOldPrivateDataIsNeverServed).
+      bodies_[i] = nullptr;
+    } else if (plan.wanted[i]) {
       bodies_[i] = std::move(plan.fresh[i]);
     } else if (!kept_[i]) {
       // Not asked for lately, or no room: dropped (a scrape still sending
@@ -618,7 +739,8 @@ bool Collector::LookUpLocked(std::unique_lock<std::mutex>& lock, size_t slot,
   if (CachedBytesLocked() + reserved_ + cost <= LimitLocked(now)) {
     reserved_ += cost;
     admit.reserved = cost;
-  } else if (uncached_inflight_ < kMaxUncachedRenders) {
+  } else if (uncached_inflight_ < kMaxUncachedRenders &&
+             uncached_held_->load() + cost <= LimitLocked(now)) {
     ++uncached_inflight_;
     admit.uncached = true;
   } else {
@@ -633,7 +755,8 @@ bool Collector::LookUpLocked(std::unique_lock<std::mutex>& lock, size_t slot,
 // are never taken here).
 std::shared_ptr<const Body> Collector::RenderOnRequest(Endpoint e, View view,
                                                        size_t slot, size_t size_hint,
-                                                       uint64_t& epoch) {
+                                                       uint64_t& epoch,
+                                                       PrivateData& hidden) {
   std::array<bool, 2> formats{};
   formats[slot % 2] = true;
   // Sized after its last render: one allocation, not a doubling series.
@@ -643,19 +766,32 @@ std::shared_ptr<const Body> Collector::RenderOnRequest(Endpoint e, View view,
   WriteStats stats;
   std::lock_guard lock(apply_mu_);
   epoch = epoch_.load();
+  hidden = view == View::kPublic ? hidden_.load() : PrivateData{0};
   // No earlier body: a slot rendered per request has none kept.
   size_t groups_taken = 0;
-  RenderEndpoint(e, view, formats, reserve, {}, bodies, stats, groups_taken);
+  RenderEndpoint(e, hidden, formats, reserve, {}, bodies, stats, groups_taken);
   return std::move(bodies[slot % 2]);
 }
 
+bool Collector::MaskCurrent(size_t slot, PrivateData hidden) const {
+  if ((slot / 2) % 2 != static_cast<size_t>(View::kPublic)) return true;
+  return hidden == hidden_.load();
+}
+
 Collector::Served Collector::HandOutLocked(size_t slot, uint64_t epoch,
+                                           PrivateData hidden,
                                            std::shared_ptr<const Body> body,
                                            const Admission& admit) {
   Served served;
   // As in RenderAll: what was rendered before a Deactivate() is not served.
   if (epoch != epoch_.load()) {
     served.status = Served::Status::kNotReady;
+    return served;
+  }
+  // Nor a public body made with a PrivateData mask that has changed since:
+  // busy, so the scraper comes again and gets one made with the new one.
+  if (!MaskCurrent(slot, hidden)) {
+    served.status = Served::Status::kBusy;
     return served;
   }
   last_bytes_[slot] = body->text().size();
@@ -681,9 +817,14 @@ Collector::Served Collector::HandOutLocked(size_t slot, uint64_t epoch,
   // leave slurmctld a body larger (tests/shim/cached_bodies.py).
   monitoring_.UncachedRequest(/*refused=*/false);
   const Body* raw = body.get();
+  // Its gzip form, if the request makes one, counts at a quarter of the
+  // text, as in LookUpLocked.
+  const uint64_t held_bytes = raw->text().size() + raw->text().size() / 4;
+  *uncached_held_ += held_bytes;
   served.body = std::shared_ptr<const Body>(
-      raw, [held = std::move(body)](const Body*) mutable {
+      raw, [held = std::move(body), count = uncached_held_, held_bytes](const Body*) mutable {
         held.reset();
+        *count -= held_bytes;
         malloc_trim(0);
       });
   return served;
@@ -711,10 +852,11 @@ Collector::Served Collector::Serve(Endpoint e, Format f, View view, bool gzip,
     }
   } release{*this, admit};
   uint64_t epoch = 0;
+  PrivateData hidden = 0;
   std::shared_ptr<const Body> body =
-      RenderOnRequest(e, view, slot, admit.cost_hint, epoch);
+      RenderOnRequest(e, view, slot, admit.cost_hint, epoch, hidden);
   std::lock_guard lock(mu_);
-  return HandOutLocked(slot, epoch, std::move(body), admit);
+  return HandOutLocked(slot, epoch, hidden, std::move(body), admit);
 }
 
 void Collector::UpdateHidden() {

@@ -72,8 +72,20 @@ class Collector {
   // Starts the workers and, unless `ticker` is false (the shim drives
   // collections itself), the ticker; the first tick runs at once.
   void Start(bool ticker = true);
-  // Stops and joins every thread; safe to call twice.
-  void Stop();
+  // Stops every thread. Joins those waiting only on the collector itself
+  // (idle workers, the ticker between ticks, the render thread); a worker
+  // in a collection, or the ticker in a tick, may be waiting for one of
+  // slurmctld's or assoc_mgr's locks that the caller holds (Slurm 22.05
+  // and 23.02 call fini() under every slurmctld write lock on a
+  // reconfigure, docs/architecture.md "Stopping"), so those are detached
+  // instead: they finish without applying or rendering anything and end.
+  // Returns how many were busy (then every thread is detached): while it
+  // is not 0, this Collector, its
+  // Source and its SelfMonitoring must never be destroyed (the caller
+  // leaks them). `grace`: how long to wait for busy threads to become idle
+  // first; the runtime passes 0, since it may hold slurmctld's locks.
+  // Safe to call twice.
+  int Stop(std::chrono::milliseconds grace = std::chrono::milliseconds(0));
   // For process exit (no fini()): joins the render thread, which never
   // waits on slurmctld's locks, and tells the collection workers and the
   // ticker to stop without waiting for them: one of them may be queued on
@@ -161,7 +173,14 @@ class Collector {
     int inflight = 0;
     uint64_t next_sequence = 0;
     uint64_t applied_sequence = 0;
+    // Failures in a row, and when the last line about them was logged
+    // (monotonic seconds).
+    uint64_t failures = 0;
+    uint64_t failures_logged = 0;
+    double failure_logged_at = 0;
   };
+  // How often a sub-collector that keeps failing is logged again.
+  static constexpr double kFailureLogSeconds = 600;
   struct Tick {
     uint64_t epoch = 0;  // epoch_ when the tick started
     double start = 0;
@@ -186,6 +205,15 @@ class Collector {
   void RenderLoop();
   void StartTick(bool synchronous);
   void RunTask(const Task& task);
+  // RunTask's bookkeeping after the collection: logs a failure (the first
+  // of a run, then now and then), applies, counts the tick.
+  void FinishTask(const Task& task, double t0, int64_t unix_t0,
+                  const LockTiming& timing, const std::string& error,
+                  const Applier& result);
+  // A failed collection of `sub`: logged the first time in a row, then at
+  // most every kFailureLogSeconds with the count; with mu_ held.
+  void NoteFailureLocked(int sub, const std::string& error);
+  void NoteSuccessLocked(int sub);
   // Applies a result under apply_mu_; false when stale (an older sequence,
   // or a tick started before the last Deactivate()).
   bool Apply(int sub, uint64_t sequence, uint64_t epoch, const Applier& apply);
@@ -202,11 +230,17 @@ class Collector {
   bool LookUpLocked(std::unique_lock<std::mutex>& lock, size_t slot, bool gzip,
                     std::chrono::milliseconds wait_ready, Served& served,
                     Admission& admit);
+  // `hidden` is set to the PrivateData mask the body was made with.
   std::shared_ptr<const Body> RenderOnRequest(Endpoint e, View view, size_t slot,
-                                              size_t size_hint, uint64_t& epoch);
+                                              size_t size_hint, uint64_t& epoch,
+                                              PrivateData& hidden);
   // With mu_ held.
-  Served HandOutLocked(size_t slot, uint64_t epoch, std::shared_ptr<const Body> body,
-                       const Admission& admit);
+  Served HandOutLocked(size_t slot, uint64_t epoch, PrivateData hidden,
+                       std::shared_ptr<const Body> body, const Admission& admit);
+  // False when a body of `slot` made with the mask `hidden` must not be
+  // kept or served: a public body made before UpdateHidden() changed what
+  // the public view leaves out.
+  bool MaskCurrent(size_t slot, PrivateData hidden) const;
   // Which kept bodies to render again, most recently asked for first,
   // within the limit; drops the rest. With mu_ held.
   void PlanRendersLocked(double now, RenderPlan& plan);
@@ -221,7 +255,8 @@ class Collector {
   // the previous body. `earlier` are the bodies the new ones replace (null:
   // none): unless IncrementalRender=no, families whose rows did not change
   // are copied from them.
-  void RenderEndpoint(Endpoint e, View view, const std::array<bool, 2>& formats,
+  // `hidden` is what the body leaves out (0 for View::kFull).
+  void RenderEndpoint(Endpoint e, PrivateData hidden, const std::array<bool, 2>& formats,
                       const std::array<size_t, 2>& reserve,
                       const std::array<const Body*, 2>& earlier,
                       std::array<std::shared_ptr<const Body>, 2>& out,
@@ -249,6 +284,14 @@ class Collector {
   std::condition_variable ready_cv_;  // ready_ became true, or stopping_
   bool stopping_ = false;
   bool started_ = false;
+  // Workers in a collection and the ticker in a tick: threads that may be
+  // waiting for slurmctld's or assoc_mgr's locks, never joined by Stop().
+  int busy_ = 0;
+  // Our threads not yet ended (workers, ticker), and the condition
+  // variable told when busy_ or alive_ drops. A detached thread's last
+  // step is to count itself out here, under mu_.
+  int alive_ = 0;
+  std::condition_variable idle_cv_;
   std::array<SubCollector, kSubCollectorCount> subs_;
   // Entries whose families are all disabled: never collected.
   std::array<bool, kSubCollectorCount> skipped_{};
@@ -289,6 +332,12 @@ class Collector {
   // under way for one request alone.
   uint64_t reserved_ = 0;
   int uncached_inflight_ = 0;
+  // Bytes of bodies rendered for one request alone that requests still
+  // hold (a slow reader keeps one up to the write deadline), their gzip
+  // forms counted at a quarter: under the cache's limit too, past it
+  // kBusy (docs/configuration.md, "Cached bodies").
+  std::shared_ptr<std::atomic<uint64_t>> uncached_held_ =
+      std::make_shared<std::atomic<uint64_t>>(0);
   double keep_seconds_;
   bool ready_ = false;
   // Readiness, guarded by mu_: whether the latest tick found slurmctld in

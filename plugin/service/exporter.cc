@@ -96,15 +96,30 @@ Exporter::Exporter(Source& source, Config config, Carrier carrier,
       manual_ticks_(offline.manual_ticks),
       collector_(source, MakeOptions(config_, carrier, offline), monitoring_) {}
 
+// Never reached with threads left running: the runtime leaks an Exporter
+// whose Stop() returned non-zero (plugin/slurm/runtime.cc).
 Exporter::~Exporter() { Stop(); }
 
 void Exporter::Start() {
-  collector_.Start(!manual_ticks_);
-  if (!WantsListener(carrier_, config_)) return;
+  if (!WantsListener(carrier_, config_)) {
+    collector_.Start(!manual_ticks_);
+    return;
+  }
   // Fail closed: a listener option that is wrong means no listener, never
-  // one on an address or for peers the admin did not ask for.
+  // one on an address or for peers the admin did not ask for. Then, on
+  // the job_submit carrier, nothing can be served at all, and the
+  // collector does not run either: it would take slurmctld's locks every
+  // interval for nobody (docs/troubleshooting.md, "Nothing listens").
+  // Under MetricsType slurmctld's own routes still serve: it runs.
+  const char* collecting = carrier_ == Carrier::kJobSubmit
+                               ? "; the listeners and the collector do not start"
+                               : "; the listeners do not start";
+  const auto refuse = [&](const std::string& why) {
+    LogError(why + collecting);
+    if (carrier_ != Carrier::kJobSubmit) collector_.Start(!manual_ticks_);
+  };
   if (!config_.listener_config_error.empty()) {
-    LogError(config_.listener_config_error + "; the listeners do not start");
+    refuse(config_.listener_config_error);
     return;
   }
   // One WebSecurity per listener: its rate_limit bucket is per listener
@@ -116,11 +131,11 @@ void Exporter::Start() {
     security = WebSecurity::Load(config_.web_config_file, &error);
     if (security) monitoring_security = WebSecurity::Load(config_.web_config_file, &error);
     if (!security || !monitoring_security) {
-      LogError("WebConfigFile " + config_.web_config_file + ": " + error +
-               "; the listeners do not start");
+      refuse("WebConfigFile " + config_.web_config_file + ": " + error);
       return;
     }
   }
+  collector_.Start(!manual_ticks_);
   auto options = [&](const char* name, const std::string& address, int threads,
                      std::shared_ptr<WebSecurity> web) {
     ListenerOptions o;
@@ -146,9 +161,10 @@ void Exporter::Start() {
   }
 }
 
-void Exporter::Stop() {
+int Exporter::Stop() {
   StopServing();  // listeners first: their handlers read the collector
-  collector_.Stop();
+  if (!abandoned_) abandoned_ = collector_.Stop();
+  return abandoned_;
 }
 
 void Exporter::StopServing() {

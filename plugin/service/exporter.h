@@ -40,7 +40,10 @@ class Exporter {
   ~Exporter();
 
   void Start();
-  void Stop();  // joins every thread; idempotent
+  // Stops the listeners and the collector; idempotent. Returns the number
+  // of collection threads it did not wait for (Collector::Stop()): while
+  // not 0 this Exporter and its Source must never be destroyed.
+  int Stop();
   // For exit() without fini(): stops the listeners and the render thread,
   // joining them, and leaves the collection workers to stop on their own
   // (see Collector::StopRendering). Nothing of ours serves or renders
@@ -74,6 +77,8 @@ class Exporter {
   Collector collector_;
   std::unique_ptr<HttpListener> main_;
   std::unique_ptr<HttpListener> monitoring_listener_;
+  // Threads Stop() left to end on their own.
+  int abandoned_ = 0;
 };
 
 }  // namespace sm

@@ -67,6 +67,12 @@ class Source {
   // What slurm.conf's PrivateData hides from users who are not operators;
   // asked at every tick (22.05 rereads slurm.conf in place on reconfigure).
   virtual PrivateData HiddenFromUsers() { return 0; }
+
+  // From now on no call takes a new lock of slurmctld's or assoc_mgr's:
+  // one that would fails (or, for HiddenFromUsers(), answers as last
+  // time) instead. Called when the collector stops, perhaps by a thread
+  // that holds slurmctld's write locks (docs/architecture.md, "Stopping").
+  virtual void StopTakingLocks() {}
 };
 
 }  // namespace sm

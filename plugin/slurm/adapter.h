@@ -93,6 +93,8 @@ class ControllerSource : public Source {
   bool Active() override;
   // slurm_conf.private_data in our terms (adapter_config.cc).
   PrivateData HiddenFromUsers() override;
+  // Closes controller_locks_closed (adapter_util.h) for every collection.
+  void StopTakingLocks() override;
 
  private:
   int64_t Now() const { return unix_now_ ? unix_now_() : time(nullptr); }
@@ -108,6 +110,7 @@ class ControllerSource : public Source {
   LastSizes<NodeCopySizes> node_sizes_;
   LastSizes<JobCopySizes> job_sizes_;
   std::function<int64_t()> unix_now_;
+  std::atomic<PrivateData> last_hidden_{0};
 };
 
 }  // namespace sm::slurm

@@ -13,6 +13,7 @@ namespace sm::slurm {
 
 TimedAssocLock::TimedAssocLock(assoc_mgr_lock_t locks, LockTiming& timing)
     : turn_(our_assoc_turn), locks_(locks), timing_(timing) {
+  ThrowIfLocksClosed();  // adapter_util.h
   const auto t0 = std::chrono::steady_clock::now();
   assoc_mgr_lock(&locks_);
   acquired_ = std::chrono::steady_clock::now();

@@ -16,6 +16,8 @@ PrivateData ControllerSource::HiddenFromUsers() {
   // turn keeps our long holds from overlapping; a read of one field under
   // the conf read lock cannot keep a writer waiting.
   uint16_t raw;
+  // Stopping (adapter_util.h): what it was last time.
+  if (controller_locks_closed.load()) return last_hidden_.load();
   {
     // Zeroed, then named: 26.05 adds a sixth level (select_node).
     slurmctld_lock_t conf_read = {};
@@ -35,7 +37,11 @@ PrivateData ControllerSource::HiddenFromUsers() {
       {PRIVATE_DATA_ACCOUNTS, private_data::kAccounts},
       {PRIVATE_DATA_RESERVATIONS, private_data::kReservations},
   };
-  return MapBits(raw, kBits);
+  const PrivateData hidden = MapBits(raw, kBits);
+  last_hidden_.store(hidden);
+  return hidden;
 }
+
+void ControllerSource::StopTakingLocks() { controller_locks_closed.store(true); }
 
 }  // namespace sm::slurm

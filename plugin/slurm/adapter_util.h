@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <stdexcept>
 
 #include "slurm_api.h"
 #include "source.h"
@@ -18,6 +20,26 @@ namespace sm::slurm {
 // writer would wait for all of our holds together instead of one slice.
 inline std::mutex our_lock_turn;
 
+// Closed when the collector stops (ControllerSource::StopTakingLocks()),
+// perhaps by a thread that holds every slurmctld write lock (22.05 and
+// 23.02 call fini() there on a reconfigure): from then on no thread of
+// ours takes a new lock of slurmctld's or assoc_mgr's, and a collection
+// that would ends with CollectionStopped instead (docs/architecture.md,
+// "Stopping"). Opened again by the next StartRuntime(). One per .so, not
+// per collector: a thread of a stopped generation that passed the check
+// just before it closed waits for its lock and finishes, and no stop path
+// waits for it.
+inline std::atomic<bool> controller_locks_closed{false};
+
+struct CollectionStopped : std::runtime_error {
+  CollectionStopped()
+      : std::runtime_error("the plugin is stopping: no new lock is taken") {}
+};
+
+inline void ThrowIfLocksClosed() {
+  if (controller_locks_closed.load()) throw CollectionStopped();
+}
+
 // lock_slurmctld() for the lifetime of the object, timing wait and hold
 // (the wait for slurmctld's locks, not for our turn).
 // A collection that takes the locks several times (in slices) adds up its
@@ -28,7 +50,10 @@ class TimedLock {
 
   TimedLock(slurmctld_lock_t locks, LockTiming& timing)
       : turn_(our_lock_turn), locks_(locks), timing_(timing) {
+    // After our turn, which may have been a long wait.
+    ThrowIfLocksClosed();
     const auto t0 = Clock::now();
+
     lock_slurmctld(locks_);
     acquired_ = Clock::now();
     timing_.used = true;

@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "runtime.h"
 
+#include <pthread.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <mutex>
 
 #include "adapter.h"
+#include "adapter_util.h"
 #include "config/config_file.h"
 #include "base/log.h"
 #include "slurm_api.h"
@@ -24,16 +29,37 @@ constexpr char kBuild[] = "version " SM_VERSION ", built for Slurm " SLURM_VERSI
 [[gnu::used]] constexpr char kBuildMarker[] =
     "soperator-metrics-build:" SM_VERSION ":" SLURM_VERSION_STRING ":end";
 
+// One start of the exporter: the source it collects from and the exporter,
+// which holds the source by reference, live and die together. Route
+// handlers that are serving (CurrentRuntime()) share it.
+struct Generation {
+  Generation(Config config, Carrier carrier, const OfflineControl& offline)
+      : exporter(source, std::move(config), carrier, offline) {}
+  ControllerSource source;
+  Exporter exporter;
+};
+
 // Leaked on purpose: with no static destructor, process exit never joins
 // threads that may be waiting on slurmctld's locks (26.05 exits without
 // calling fini()).
 struct State {
-  ControllerSource source;
-  // Shared with the route handlers that are serving (CurrentRuntime()).
-  std::shared_ptr<Exporter> exporter;
+  std::shared_ptr<Generation> running;
 };
 State* g_state = nullptr;
 std::mutex g_mu;
+
+// The process that started us. slurmctld forks children that call exit()
+// (a reconfigure under systemd, triggers whose program cannot run,
+// fatal() in a child): every atexit handler then runs in a process that
+// has none of our threads. Ours must do nothing there
+// (docs/architecture.md, "Stopping"; tests/integration/lifecycle.py).
+pid_t g_owner_pid = 0;
+std::atomic<bool> g_in_forked_child{false};
+
+bool InProcessThatStartedUs() {
+  return !g_in_forked_child.load() && getpid() == g_owner_pid;
+}
+
 
 void SlurmSink(LogLevel level, const char* message) {
   switch (level) {
@@ -105,16 +131,22 @@ std::optional<Config> LoadRuntimeConfig(Carrier carrier) {
 // lock that the exiting thread holds; they touch only leaked objects, and
 // the adapter stops at its next lock once shutdown_time is set. Also runs
 // when the plugin is dlclose()d after fini(), and then finds nothing.
+// In a forked child it returns at once: the threads it would join are not
+// there, and their mutexes and condition variables may have been held
+// when fork() copied them.
 void StopServingAtExit() {
+  if (!InProcessThatStartedUs()) return;
   // try_lock: exit() may come from inside StartRuntime (a fatal() in a
   // Slurm call), on the thread that holds g_mu.
   std::unique_lock lock(g_mu, std::try_to_lock);
-  if (!lock.owns_lock() || !g_state || !g_state->exporter) return;
+  if (!lock.owns_lock() || !g_state || !g_state->running) return;
   try {
-    g_state->exporter->StopServing();
+    g_state->running->exporter.StopServing();
   } catch (...) {
   }
 }
+
+void MarkForkedChild() { g_in_forked_child.store(true); }
 
 }  // namespace
 
@@ -123,19 +155,23 @@ Exporter* StartRuntime(Carrier carrier) {
   try {
     if (!g_state) {
       g_state = new State();
+      g_owner_pid = getpid();
+      // A child handler only sets a flag: nothing else is safe there.
+      pthread_atfork(nullptr, nullptr, MarkForkedChild);
       std::atexit(StopServingAtExit);
     }
-    if (g_state->exporter) return g_state->exporter.get();
+    if (g_state->running) return &g_state->running->exporter;
     std::optional<Config> config = LoadRuntimeConfig(carrier);
     if (!config) return nullptr;
     const OfflineControl offline = OfflineHooks ? OfflineHooks() : OfflineControl{};
-    g_state->source.SetClock(offline.unix_now);
-    g_state->exporter =
-        std::make_shared<Exporter>(g_state->source, std::move(*config), carrier, offline);
-    g_state->exporter->monitoring().SetBuildInfo(
+    controller_locks_closed.store(false);  // adapter_util.h
+    auto running = std::make_shared<Generation>(std::move(*config), carrier, offline);
+    running->source.SetClock(offline.unix_now);
+    running->exporter.monitoring().SetBuildInfo(
         {SM_VERSION, SLURM_VERSION_STRING, CarrierName(carrier)});
-    g_state->exporter->Start();
-    return g_state->exporter.get();
+    running->exporter.Start();
+    g_state->running = std::move(running);
+    return &g_state->running->exporter;
   } catch (const std::exception& e) {
     error("soperator-metrics: not started: %s", e.what());
   } catch (...) {
@@ -144,25 +180,42 @@ Exporter* StartRuntime(Carrier carrier) {
   return nullptr;
 }
 
+// Never waits for a thread that may be waiting for slurmctld's or
+// assoc_mgr's locks: 22.05 and 23.02 call fini() with every slurmctld
+// write lock held when a reconfigure drops the plugin
+// (docs/architecture.md, "Stopping").
 void StopRuntime() {
   std::lock_guard lock(g_mu);
-  if (!g_state || !g_state->exporter) return;
+  if (!g_state || !g_state->running) return;
+  std::shared_ptr<Generation> stopped = std::move(g_state->running);
+  g_state->running = nullptr;
   try {
-    g_state->exporter->Stop();
-    // The last holder deletes it: here, or a route handler of slurmctld's
-    // still inside (CloseSlurmctldRoutes() waits for them only so long).
-    // Stop() has joined our threads, so that deletion joins nothing.
-    g_state->exporter.reset();
+    const int left = stopped->exporter.Stop();
+    if (left > 0) {
+      // They end on their own, after the lock they wait for; what they
+      // read stays alive for them, never freed (the collected state and
+      // the bodies were let go of already), and so does their code: the
+      // carriers are linked with -z nodelete (plugin/slurm/meson.build),
+      // and 22.05 and 23.02 dlclose() the plugin right after this fini().
+      new std::shared_ptr<Generation>(stopped);
+      LogInfo("stopped; " + std::to_string(left) +
+              " collection thread(s) were waiting for slurmctld (its locks, "
+              "or an RPC to it) and end on their own when that returns");
+    }
   } catch (...) {
     error("soperator-metrics: error while stopping");
   }
-  g_state->exporter = nullptr;
+  // The last holder deletes it: here, or a route handler of slurmctld's
+  // still inside (CloseSlurmctldRoutes() waits for them only so long).
+  // With every thread joined, that deletion joins nothing.
+  stopped.reset();
   SetLogSink(nullptr, LogLevel::kInfo);
 }
 
 std::shared_ptr<Exporter> CurrentRuntime() {
   std::lock_guard lock(g_mu);
-  return g_state ? g_state->exporter : nullptr;
+  if (!g_state || !g_state->running) return nullptr;
+  return std::shared_ptr<Exporter>(g_state->running, &g_state->running->exporter);
 }
 
 }  // namespace sm::slurm

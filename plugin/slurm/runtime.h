@@ -12,7 +12,10 @@ namespace sm::slurm {
 // Returns the running exporter or nullptr; failures are logged only:
 // a metrics plugin must never stop slurmctld from starting.
 Exporter* StartRuntime(Carrier carrier);
-// Stops the exporter and lets go of it. One that a caller of
+// Stops the exporter and lets go of it, without waiting for a thread that
+// may be waiting for slurmctld's or assoc_mgr's locks (the caller may hold
+// them: docs/architecture.md, "Stopping"); such threads end on their own
+// and what they read is never freed. One that a caller of
 // CurrentRuntime() still holds (a 25.11+ route handler on one of
 // slurmctld's threads, still inside when fini() gave up waiting) is
 // deleted when that caller lets go of it, never under it.

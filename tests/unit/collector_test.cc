@@ -51,7 +51,14 @@ class FakeSource : public Source {
     return nullptr;
   }
   bool Active() override { return active; }
-  PrivateData HiddenFromUsers() override { return hidden; }
+  PrivateData HiddenFromUsers() override {
+    std::unique_lock lock(mu);
+    ++hidden_asked;
+    cv.notify_all();
+    cv.wait(lock, [&] { return !block_hidden; });
+    return hidden;
+  }
+  void StopTakingLocks() override { stopped_taking_locks = true; }
 
   // One nodes call: counts it, waits while `block` is set or it is the
   // held call, and returns the node name it reports.
@@ -84,6 +91,32 @@ class FakeSource : public Source {
   int hold_call = 0;       // hold this nodes call (1, 2, ...) until Release()
   bool name_by_call = false;  // report node "call-<n>" instead of node_name
   int entered = 0;
+  bool block_hidden = false;  // hold HiddenFromUsers() (a tick) until released
+  int hidden_asked = 0;
+  std::atomic<bool> stopped_taking_locks{false};
+};
+
+// Runs c.Stop() on a thread of its own and says whether it returned within
+// `bound`: a Stop() that waits for a collection held in the Source (as one
+// waiting for slurmctld's locks the stopping thread holds would be) fails
+// the test instead of hanging it.
+struct StopInBackground {
+  explicit StopInBackground(Collector& c)
+      : thread([this, &c] {
+          busy = c.Stop();
+          returned = true;
+        }) {}
+  bool ReturnedWithin(std::chrono::milliseconds bound) {
+    for (auto waited = 0ms; waited < bound && !returned; waited += 10ms)
+      std::this_thread::sleep_for(10ms);
+    return returned;
+  }
+  ~StopInBackground() {
+    if (thread.joinable()) thread.join();
+  }
+  std::atomic<int> busy{-1};
+  std::atomic<bool> returned{false};
+  std::thread thread;
 };
 
 CollectorOptions Options() {
@@ -265,6 +298,122 @@ TEST(Collector, StopRenderingDoesNotWaitForACollection) {
   c.Stop();  // the held worker returns now and is joined
 }
 
+// Slurm 22.05 and 23.02 call fini() with every slurmctld write lock held
+// (docs/architecture.md, "Stopping"): Stop() must return while a worker is
+// held in the Source, tell the Source to take no new lock, and the held
+// collection, once it returns, is neither applied nor rendered.
+TEST(Collector, StopDoesNotWaitForAHeldCollection) {
+  FakeSource src;
+  src.block = true;
+  SelfMonitoring mon;
+  CollectorOptions o = Options();
+  o.interval = 1h;
+  Collector c(src, o, mon);
+  c.Start();
+  src.WaitEntered(1);
+  {
+    StopInBackground stop(c);
+    EXPECT_TRUE(stop.ReturnedWithin(5s)) << "Stop() waited for the held collection";
+    EXPECT_TRUE(src.stopped_taking_locks);
+    src.Release();
+    stop.thread.join();
+    EXPECT_EQ(stop.busy, 1) << "the held worker is the one busy thread";
+  }
+  EXPECT_FALSE(c.Ready()) << "a collection stopped meanwhile was rendered";
+  EXPECT_EQ(c.Get(Endpoint::kSoperator, Format::kText, View::kFull)->text(), "");
+}  // ~Collector waits for the released worker to end
+
+// The same for the ticker, held in a tick where it asks slurmctld's
+// configuration what PrivateData hides (under the conf read lock).
+TEST(Collector, StopDoesNotWaitForAHeldTick) {
+  FakeSource src;
+  src.block_hidden = true;
+  SelfMonitoring mon;
+  CollectorOptions o = Options();
+  o.interval = 1h;
+  Collector c(src, o, mon);
+  c.Start();
+  {
+    std::unique_lock lock(src.mu);
+    src.cv.wait(lock, [&] { return src.hidden_asked > 0; });
+  }
+  {
+    StopInBackground stop(c);
+    EXPECT_TRUE(stop.ReturnedWithin(5s)) << "Stop() waited for the held tick";
+    {
+      std::lock_guard lock(src.mu);
+      src.block_hidden = false;
+      src.cv.notify_all();
+    }
+    stop.thread.join();
+    EXPECT_EQ(stop.busy, 1);
+  }
+  EXPECT_EQ(src.entered, 0) << "a tick stopped meanwhile started collections";
+}
+
+// With nothing held, Stop() joins every thread and reports none busy.
+TEST(Collector, StopJoinsIdleThreads) {
+  FakeSource src;
+  SelfMonitoring mon;
+  CollectorOptions o = Options();
+  o.interval = 1h;
+  Collector c(src, o, mon);
+  c.Start();
+  for (int i = 0; i < 500 && !c.Ready(); ++i) std::this_thread::sleep_for(10ms);
+  ASSERT_TRUE(c.Ready());
+  EXPECT_EQ(c.Stop(), 0);
+  EXPECT_TRUE(src.stopped_taking_locks);
+}
+
+std::vector<std::pair<LogLevel, std::string>>& LoggedLines() {
+  static std::vector<std::pair<LogLevel, std::string>> lines;
+  return lines;
+}
+void CaptureLines(LogLevel level, const char* message) {
+  LoggedLines().emplace_back(level, message);
+}
+
+// A sub-collector that keeps failing is logged once, then once per
+// kFailureLogSeconds with the count, and its recovery once.
+TEST(Collector, FailuresAreLoggedNowAndThen) {
+  FakeSource src;
+  src.fail_diag = false;
+  src.fail_nodes = true;
+  SelfMonitoring mon;
+  CollectorOptions o = Options();
+  auto now = std::make_shared<std::atomic<double>>(100.0);
+  o.monotonic_now = [now] { return now->load(); };
+  Collector c(src, o, mon);
+  SetLogSink(CaptureLines, LogLevel::kInfo);
+  LoggedLines().clear();
+  const auto lines = [] {
+    V v;
+    for (const auto& [level, text] : LoggedLines())
+      if (text.starts_with("collector ")) v.push_back(text);
+    return v;
+  };
+  for (int i = 0; i < 3; ++i) c.CollectOnce();
+  EXPECT_EQ(lines(), V{"collector nodes failed: boom (while it keeps failing, a line "
+                       "every 600 s)"});
+  *now = 100.0 + 599;
+  c.CollectOnce();
+  EXPECT_EQ(lines().size(), 1u);
+  *now = 100.0 + 600;
+  c.CollectOnce();
+  ASSERT_EQ(lines().size(), 2u);
+  EXPECT_EQ(lines()[1], "collector nodes still failing: 4 more failure(s), 5 in a row; "
+                        "the last: boom");
+  src.fail_nodes = false;
+  c.CollectOnce();
+  c.CollectOnce();
+  ASSERT_EQ(lines().size(), 3u);
+  EXPECT_EQ(lines()[2], "collector nodes recovered after 5 failed collection(s)");
+  SetLogSink(nullptr, LogLevel::kInfo);
+  // The counters count every failure, logged or not.
+  EXPECT_EQ(Samples(testing::RenderMonitoring(mon), "slurm_exporter_collector_errors_total"),
+            V{"slurm_exporter_collector_errors_total{collector=\"nodes\"} 5"});
+}
+
 TEST(Collector, InactiveControllerServesNothing) {
   FakeSource src;
   SelfMonitoring mon;
@@ -399,11 +548,17 @@ TEST(Collector, CachedBodiesStayUnderTheLimit) {
   c.CollectOnce();
   const auto text = c.Get(Endpoint::kSoperator, Format::kText, View::kFull);
   EXPECT_EQ(text.get(), c.Get(Endpoint::kSoperator, Format::kText, View::kFull).get());
-  const auto om = c.Get(Endpoint::kSoperator, Format::kOpenMetrics, View::kFull);
+  auto om = c.Get(Endpoint::kSoperator, Format::kOpenMetrics, View::kFull);
+  const std::string om_text = om->text();
+  // While a request holds the one uncached body (a slow reader), another
+  // would hold a second past the limit: refused (503), not rendered.
+  const Collector::Served refused = c.Serve(Endpoint::kSoperator, Format::kOpenMetrics,
+                                            View::kFull, false, 0ms);
+  EXPECT_EQ(refused.status, Collector::Served::Status::kBusy);
+  om.reset();  // sent: the next request renders again
   const auto om2 = c.Get(Endpoint::kSoperator, Format::kOpenMetrics, View::kFull);
-  EXPECT_TRUE(om->text().ends_with("# EOF\n"));
-  EXPECT_EQ(om->text(), om2->text());
-  EXPECT_NE(om.get(), om2.get()) << "rendered per request, not kept";
+  EXPECT_TRUE(om_text.ends_with("# EOF\n"));
+  EXPECT_EQ(om_text, om2->text()) << "rendered per request, not kept";
   const auto gauges = [&] {
     const std::string all = testing::RenderMonitoring(m);
     V v = Samples(all, "slurm_exporter_cached_body_bytes");
@@ -416,7 +571,7 @@ TEST(Collector, CachedBodiesStayUnderTheLimit) {
   EXPECT_EQ(gauges(), (V{"slurm_exporter_cached_body_bytes " + std::to_string(plain),
                          "slurm_exporter_cached_body_limit_bytes " +
                              std::to_string(plain + plain / 8),
-                         "slurm_exporter_uncached_requests_total{outcome=\"refused\"} 0",
+                         "slurm_exporter_uncached_requests_total{outcome=\"refused\"} 1",
                          "slurm_exporter_uncached_requests_total{outcome=\"rendered\"} 2"}));
   // A collection renders again what is kept, and only that.
   c.CollectOnce();
@@ -736,7 +891,11 @@ TEST_F(ExporterHttp, ListenerErrorsFailClosed) {
   }
   ASSERT_FALSE(LoggedErrors().empty());
   EXPECT_NE(LoggedErrors().back().find("example.com"), std::string::npos);
-  EXPECT_NE(LoggedErrors().back().find("the listeners do not start"), std::string::npos);
+  EXPECT_NE(LoggedErrors().back().find("the listeners and the collector do not start"),
+            std::string::npos);
+  // Nothing can serve what it would collect: no collection ran.
+  std::this_thread::sleep_for(200ms);
+  EXPECT_EQ(src_.entered, 0);
 
   LoggedErrors().clear();
   config_.web_config_file = "/nonexistent/web.yml";
@@ -744,6 +903,19 @@ TEST_F(ExporterHttp, ListenerErrorsFailClosed) {
     Exporter ex(src_, config_, Carrier::kJobSubmit);
     ex.Start();
     EXPECT_EQ(ex.main_listener(), nullptr);
+  }
+  ASSERT_FALSE(LoggedErrors().empty());
+  EXPECT_EQ(LoggedErrors().back(),
+            "WebConfigFile /nonexistent/web.yml: /nonexistent/web.yml: No such file or "
+            "directory; the listeners and the collector do not start");
+  EXPECT_EQ(src_.entered, 0);
+  // Under MetricsType slurmctld's routes still serve: it collects.
+  LoggedErrors().clear();
+  {
+    Exporter ex(src_, config_, Carrier::kMetrics);
+    ex.Start();
+    EXPECT_EQ(ex.main_listener(), nullptr);
+    src_.WaitEntered(1);
   }
   ASSERT_FALSE(LoggedErrors().empty());
   EXPECT_EQ(LoggedErrors().back(),
