@@ -66,6 +66,34 @@ TEST(Config, FileBeatsEnvironmentBeatsDefault) {
   EXPECT_EQ(l.config.cluster_name, "");
 }
 
+// A variable whose key the file sets is not read: a bad value there is no
+// error, so it cannot stop the exporter (docs/configuration.md).
+TEST(Config, FileKeyMakesItsVariableIgnored) {
+  const Loaded l = Load(
+      "CollectionInterval=1m\n"
+      "log-level = info\n"
+      "DisabledFamilies=\n",
+      {{"SLURM_EXPORTER_COLLECTION_INTERVAL", "1000y"},
+       {"SLURM_EXPORTER_LOG_LEVEL", "info\x1b[2J"},
+       {"SLURM_EXPORTER_DISABLED_FAMILIES", "slurm_no_such_family"},
+       {"SLURM_EXPORTER_MAX_COLLECTOR_INFLIGHT", "3"}});
+  EXPECT_TRUE(l.messages.empty());
+  EXPECT_EQ(l.config.collection_interval, 60s);
+  EXPECT_EQ(l.config.log_level, LogLevel::kInfo);
+  EXPECT_EQ(l.config.max_collector_inflight, 3);  // not in the file: read
+  // A bad value in the file is the file's error alone.
+  const Loaded bad = Load("CollectionInterval=0\n",
+                          {{"SLURM_EXPORTER_COLLECTION_INTERVAL", "1000y"}});
+  ASSERT_EQ(bad.messages.size(), 1u);
+  EXPECT_TRUE(bad.messages[0].text.starts_with("soperator_metrics.conf:1: invalid value \"0\""))
+      << bad.messages[0].text;
+  EXPECT_EQ(bad.config.collection_interval, 30s);
+  // A file that is not text sets nothing: the variables are read.
+  const Loaded binary = Load(std::string("CollectionInterval=1m\n\0", 23),
+                             {{"SLURM_EXPORTER_COLLECTION_INTERVAL", "1000y"}});
+  EXPECT_EQ(binary.messages.size(), 2u);
+}
+
 bool AnyError(const Loaded& l) {
   for (const ConfigMessage& m : l.messages)
     if (m.error) return true;

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "serving/family_registry.h"
 #include "base/go_parse.h"
@@ -526,11 +527,14 @@ std::string NotText(std::string_view text) {
 
 using ApplyValue = std::function<void(const Option&, std::string_view, const std::string&)>;
 
-// The SLURM_EXPORTER_* variables, the lowest precedence.
+// The SLURM_EXPORTER_* variables, the lowest precedence: a variable whose
+// key the file sets is not read at all, so a bad value there neither
+// reports an error nor stops the exporter (docs/configuration.md).
 void ReadEnvironment(const EnvLookup& env, const ApplyValue& apply,
+                     const std::set<const Option*>& set_by_file,
                      std::vector<ConfigMessage>& messages) {
   for (const Option& o : Options()) {
-    if (!o.env) continue;
+    if (!o.env || set_by_file.count(&o)) continue;
     const char* v = env(o.env);
     if (!v || !*v) continue;
     const std::string where = std::string("environment ") + o.env;
@@ -613,12 +617,24 @@ Config LoadConfig(const std::optional<std::string>& file,
     config = std::move(candidate);
   };
 
+  // The keys the file sets (its messages come with the real pass below):
+  // their variables are ignored.
+  const bool file_is_text = file && NotText(*file).empty();
+  std::set<const Option*> set_by_file;
+  if (file_is_text) {
+    std::vector<ConfigMessage> ignored;
+    ParseFile(*file, file_name, by_key,
+              [&](const Option& o, std::string_view, const std::string&) {
+                set_by_file.insert(&o);
+              },
+              ignored);
+  }
   // Lowest precedence first: environment, then the file overrides it.
-  ReadEnvironment(env, apply, messages);
+  ReadEnvironment(env, apply, set_by_file, messages);
   if (file) {
-    if (const std::string bad = NotText(*file); !bad.empty()) {
+    if (!file_is_text) {
       messages.push_back({true, std::string(file_name) + ": not a text file (" +
-                                    bad + "); nothing in it was read"});
+                                    NotText(*file) + "); nothing in it was read"});
     } else {
       ParseFile(*file, file_name, by_key, apply, messages);
     }
