@@ -179,6 +179,49 @@ TEST(Collector, PublicViewLeavesOutWhatPrivateDataHides) {
             c.Get(Endpoint::kSoperator, Format::kText, View::kFull).get());
 }
 
+// A render of a public body that began before a tick changed PrivateData
+// must not be kept or served: it was made with the old mask. The tick
+// (another thread) changes the mask while this request's render runs,
+// reached through the render's call of the clock.
+TEST(Collector, PublicBodyOfAnOldPrivateDataIsNeverServed) {
+  FakeSource src;
+  src.hidden = private_data::kJobs;
+  SelfMonitoring mon;
+  CollectorOptions o = Options();
+  std::atomic<bool> armed{false};
+  std::function<void()> during_render;
+  const std::thread::id me = std::this_thread::get_id();
+  o.unix_now = [&] {
+    if (std::this_thread::get_id() == me && armed.exchange(false)) during_render();
+    return int64_t{1000};
+  };
+  Collector c(src, o, mon);
+  c.CollectOnce();
+  ASSERT_EQ(c.hidden(), private_data::kJobs);
+  std::thread tick;
+  during_render = [&] {
+    src.hidden = private_data::kNodes;
+    tick = std::thread([&] { c.CollectOnce(); });
+    for (int i = 0; i < 500 && c.hidden() != private_data::kNodes; ++i)
+      std::this_thread::sleep_for(10ms);
+  };
+  armed = true;
+  // Never asked for yet: rendered for this request, with the jobs hidden.
+  const Collector::Served served =
+      c.Serve(Endpoint::kSoperator, Format::kOpenMetrics, View::kPublic, false, 0ms);
+  tick.join();
+  ASSERT_EQ(c.hidden(), private_data::kNodes);
+  if (served.body) {
+    EXPECT_TRUE(Samples(served.body->text(), "slurm_node_cpus_total").empty())
+        << "a body made while the jobs were hidden was served after the nodes were";
+  } else {
+    EXPECT_EQ(served.status, Collector::Served::Status::kBusy);
+  }
+  const auto now = c.Get(Endpoint::kSoperator, Format::kOpenMetrics, View::kPublic);
+  EXPECT_TRUE(Samples(now->text(), "slurm_node_cpus_total").empty()) << now->text();
+  EXPECT_EQ(Samples(now->text(), "slurm_job_info").size(), 1u) << now->text();
+}
+
 TEST(Collector, IgnorePrivateDataServesEverythingToEveryone) {
   FakeSource src;
   src.hidden = private_data::kJobs | private_data::kUsers;
