@@ -3,13 +3,16 @@
 # Builds the soperator-metrics RPMs (binary and source) for one Slurm release
 # with rpmbuild, and prints the binary RPM's path (last line of stdout).
 #
-#   packaging/rpm/build-rpm.sh [--slurm-src TREE] [--plugindir DIR]
-#                              [--outdir DIR] [--packager WHO] [--sign KEY]
-#                              SLURM_VERSION
+#   packaging/rpm/build-rpm.sh [--slurm-src TREE | --slurm-tarball FILE]
+#                              [--plugindir DIR] [--outdir DIR]
+#                              [--packager WHO] [--sign KEY] SLURM_VERSION
 #
 #   TREE       configured source tree of exactly SLURM_VERSION (default:
 #              scripts/slurm-source.sh SLURM_VERSION, which fetches and
 #              configures 22.05.8 or 24.11.5 from Debian's archive)
+#   FILE       instead of a tree: Slurm's release tarball of exactly
+#              SLURM_VERSION, the spec's Source1, configured by rpmbuild
+#              itself in %build (the SRPM then carries it)
 #   --plugindir  Slurm's PluginDir on the target (default /usr/lib64/slurm,
 #              i.e. %{_libdir}/slurm, as Slurm's own RPMs use)
 #   --outdir   where rpmbuild's tree goes (default ./rpmbuild); the RPMs end
@@ -25,15 +28,16 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
-tree='' plugindir='' outdir=$PWD/rpmbuild version='' sign=''
+tree='' tarball='' plugindir='' outdir=$PWD/rpmbuild version='' sign=''
 packager=${RPM_PACKAGER:-soperator-metrics maintainers <maintainers@users.noreply.a-seed-a1b08ef0.example>}
 usage() {
-	sed -n '5,22s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+	sed -n '5,23s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
 	exit 2
 }
 while (($#)); do
 	case $1 in
 	--slurm-src) tree=${2:?}; shift 2 ;;
+	--slurm-tarball) tarball=${2:?}; shift 2 ;;
 	--plugindir) plugindir=${2:?}; shift 2 ;;
 	--outdir) outdir=${2:?}; shift 2 ;;
 	--packager) packager=${2:?}; shift 2 ;;
@@ -45,10 +49,13 @@ while (($#)); do
 done
 [[ -n $version ]] || usage
 command -v rpmbuild >/dev/null || { echo "build-rpm.sh: rpmbuild not found (Debian: apt-get install rpm)" >&2; exit 1; }
-if [[ -z $tree ]]; then
+[[ -z $tree || -z $tarball ]] || usage
+if [[ -n $tarball ]]; then
+	[[ -f $tarball ]] || { echo "build-rpm.sh: no file $tarball" >&2; exit 1; }
+elif [[ -z $tree ]]; then
 	tree=$("$root/scripts/slurm-source.sh" "$version" | tail -n 1)
 fi
-tree=$(cd "$tree" && pwd)
+[[ -z $tree ]] || tree=$(cd "$tree" && pwd)
 
 mkdir -p "$outdir"
 outdir=$(cd "$outdir" && pwd)
@@ -57,7 +64,13 @@ mkdir -p "$outdir"/{BUILD,BUILDROOT,RPMS,SOURCES,SPECS,SRPMS}
 
 # Packager is the builder's to set, not the spec's (Fedora's guidelines).
 args=(--define "_topdir $outdir" --define "slurm_version $version"
-	--define "slurm_src $tree" --define "packager $packager")
+	--define "packager $packager")
+if [[ -n $tarball ]]; then
+	cp -f "$tarball" "$outdir/SOURCES/"
+	args+=(--define "slurm_tarball $(basename "$tarball")")
+else
+	args+=(--define "slurm_src $tree")
+fi
 [[ -z $plugindir ]] || args+=(--define "slurm_plugindir $plugindir")
 if [[ -z "$(rpm -qa 2>/dev/null | head -n 1)" ]]; then
 	echo "build-rpm.sh: empty RPM database (not an RPM system): rpmbuild --nodeps" >&2

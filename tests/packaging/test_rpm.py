@@ -1,14 +1,19 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 """The RPM for one Slurm release: packaging/rpm/build-rpm.sh runs rpmbuild
-(Debian's rpm package) on packaging/rpm/soperator-metrics.spec; then
+(Debian's rpm package) on packaging/rpm/soperator-metrics.spec from the two
+release tarballs alone, ours and Slurm's (Source1, configured by %build),
+without network (its own network namespace) and without the configured
+tree (when Slurm's tarball is not beside the tree, from the tree, as
+slurm_src); then
 
 - both RPMs are signed (with a throwaway key of the test's) and verify;
 - rpmlint, with the accepted warnings of soperator-metrics.rpmlintrc,
   reports no error and no warning on the binary RPM, the SRPM and the spec;
 - the name, version and release carry the Slurm release;
 - `rpm -qlp`: exactly the two carriers in /usr/lib64/slurm, the example
-  config (%config(noreplace)), the docs and COPYING;
+  config (%config(noreplace)), the docs and COPYING; the SRPM carries
+  Slurm's tarball;
 - `rpm -qp --requires`: slurm-slurmctld = VERSION, and no other Slurm
   package; `--provides`: the package only, no shared-library capabilities
   for the carriers;
@@ -74,6 +79,25 @@ def check_el_spec(version):
         print(f"ok: EL{rhel} BuildRequires: {', '.join(brs)}")
 
 
+def slurm_tarball(version, tree):
+    """Slurm's release tarball the tree was unpacked from, if it is still
+    there: scripts/slurm-source.sh keeps Debian's .orig.tar.gz beside it."""
+    for name in (f"slurm-wlm_{version}.orig.tar.gz", f"slurm-{version}.tar.bz2"):
+        path = os.path.join(os.path.dirname(os.path.abspath(tree)), name)
+        if os.path.isfile(path):
+            return path
+    return None
+
+
+def offline(cmd):
+    """cmd in a network namespace of its own (no network at all), when this
+    machine lets us make one (root, util-linux's unshare)."""
+    if shutil.which("unshare") and subprocess.run(
+            ["unshare", "--net", "true"], stderr=subprocess.DEVNULL).returncode == 0:
+        return ["unshare", "--net"] + cmd, True
+    return cmd, False
+
+
 def main():
     version, tree, outdir = sys.argv[1], sys.argv[2], sys.argv[3]
     for tool in ("rpmbuild", "rpmlint", "rpm2cpio", "cpio", "rpmsign", "gpg"):
@@ -90,14 +114,23 @@ def main():
     try:
         run("gpg", "--batch", "--passphrase", "", "--quick-gen-key", SIGNER, "rsa2048", "sign",
             "never", env=env)
-        rpm = run(os.path.join(RPMDIR, "build-rpm.sh"), "--slurm-src", tree, "--outdir", outdir,
-                  "--packager", PACKAGER, "--sign", SIGNER, version, env=env).strip().splitlines()[-1]
+        tarball = slurm_tarball(version, tree)
+        source = ["--slurm-tarball", tarball] if tarball else ["--slurm-src", tree]
+        cmd, no_net = offline([os.path.join(RPMDIR, "build-rpm.sh"), *source, "--outdir", outdir,
+                               "--packager", PACKAGER, "--sign", SIGNER, version])
+        rpm = run(*cmd, env=env).strip().splitlines()[-1]
+        print(f"built from {'Slurm tarball ' + tarball if tarball else 'the configured tree ' + tree}"
+              f"{', without network' if no_net else ''}")
         with open(os.path.join(outdir, "signer.asc"), "w") as f:
             f.write(run("gpg", "--armor", "--export", SIGNER, env=env))
     finally:
         subprocess.run(["gpgconf", "--kill", "gpg-agent"], env=env, stderr=subprocess.DEVNULL)
     srpms = [os.path.join(outdir, "SRPMS", f) for f in os.listdir(os.path.join(outdir, "SRPMS"))]
     assert len(srpms) == 1, srpms
+    if tarball:
+        srpm_files = q(srpms[0], "-l").splitlines()
+        assert os.path.basename(tarball) in srpm_files, srpm_files
+        print(f"ok: the SRPM carries {os.path.basename(tarball)}")
     print(f"built {rpm}\n      {srpms[0]}")
     home = os.path.join(outdir, "home")
     os.makedirs(os.path.join(home, "rpmdb"))
