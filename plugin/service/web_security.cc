@@ -262,6 +262,25 @@ bool SetProtocol(SSL_CTX* ctx, const TlsServerConfig& t, std::string* error) {
   return true;
 }
 
+// What one client can make the server hold. RequestClientCert and
+// RequireAnyClientCert accept any certificate, so anybody who can connect
+// chooses the chain: with OpenSSL's defaults it could send 100 KB of it
+// (max_cert_list) and the server session cache would keep it, decoded, in
+// each of up to 20,480 sessions for 5 minutes, about 2 GB of slurmctld's
+// memory from handshakes alone. No session is kept, and no ticket is sent
+// either (it would carry the chain back to the client every handshake):
+// Prometheus and VictoriaMetrics (Go's crypto/tls, no client session cache
+// by default) never resume a session, and keep-alive connections serve up
+// to 100 scrapes each (docs/configuration.md, "Limits against hostile
+// clients"; tests/unit/web_security_tls_test.cc).
+void LimitWhatClientsLeave(SSL_CTX* ctx) {
+  SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
+  SSL_CTX_sess_set_cache_size(ctx, 1);  // were the cache ever turned on
+  SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
+  SSL_CTX_set_num_tickets(ctx, 0);
+  SSL_CTX_set_max_cert_list(ctx, WebSecurity::kMaxClientCertListBytes);
+}
+
 bool BuildContext(const TlsServerConfig& t, SSL_CTX** out, std::string* error) {
   Pems pems;
   if (!ReadPems(t, &pems, error)) return false;
@@ -276,6 +295,7 @@ bool BuildContext(const TlsServerConfig& t, SSL_CTX** out, std::string* error) {
     return false;
   SetClientAuth(ctx, t.client_auth);
   if (!SetProtocol(ctx, t, error)) return false;
+  LimitWhatClientsLeave(ctx);
   *out = guard.release();
   return true;
 }

@@ -75,6 +75,11 @@ class WebSecurity {
   // never evict a success (docs/configuration.md, basic_auth_users).
   static constexpr size_t kSuccessCacheSize = 32;
   static constexpr size_t kFailureCacheSize = 100;
+  // The largest certificate chain a client may send (the whole Certificate
+  // message): a chain of a few real certificates is 2 to 10 KB; OpenSSL's
+  // default is 100 KB. TLS servers keep no session (web_security.cc,
+  // LimitWhatClientsLeave).
+  static constexpr long kMaxClientCertListBytes = 32 * 1024;
 
  private:
   struct State;
