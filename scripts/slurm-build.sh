@@ -7,6 +7,14 @@
 #   scripts/slurm-build.sh 25.11.7   # the same from the release archives of
 #   scripts/slurm-build.sh 26.05.3   # scripts/slurm-source.sh
 #   scripts/slurm-build.sh 22.05.8   # Debian's packages; prints /usr
+#   scripts/slurm-build.sh 23.11.11  # any other release scripts/slurm-source.sh
+#                                    # configures (24.05.8, 25.05.8, ...): the
+#                                    # directories of the lists below that
+#                                    # its tree has
+#   scripts/slurm-build.sh --lib 24.05.8
+#                                    # libslurmfull and the headers only, all
+#                                    # the shim needs (a complete build in the
+#                                    # prefix is taken as it is)
 #   SM_SLURM_CFLAGS=configure scripts/slurm-build.sh 24.11.5
 #                                    # with configure's -O1 (benchmarks)
 #                                    # instead of the tests' -O0
@@ -22,6 +30,11 @@
 set -euo pipefail
 
 SM_CACHE=${SM_CACHE:-/var/cache/soperator-metrics}
+parts=all
+if [[ ${1:-} == --lib ]]; then
+	parts=lib
+	shift
+fi
 version=${1:-24.11.5}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
@@ -142,24 +155,51 @@ case "$version" in
 	;;
 24.11.5) ;;
 25.11.7 | 26.05.3) release_dirs "$version" ;;
+2[345].[0-9]*.[0-9]*)
+	# Releases outside the tested set (23.11.11, 24.05.8 and 25.05.8 for
+	# the shim, docs/testing.md): the lists above plus the directories
+	# other series name (topology/flat from 25.05, data_parser by
+	# release), each kept only if the tree has it (filter_dirs below).
+	filter_dirs=1
+	plugin_dirs=("${plugin_dirs[@]}" topology/flat hash/sha3 tls/none
+		data_parser/v0.0.39 data_parser/v0.0.43)
+	;;
 *)
-	echo "usage: $0 [24.11.5|25.11.7|26.05.3|22.05.8]" >&2
+	echo "usage: $0 [--lib] [24.11.5|25.11.7|26.05.3|22.05.8|other 23.x-25.x release]" >&2
 	exit 2
 	;;
 esac
+# --lib: libslurmfull (src/api and the convenience libraries it links)
+# and the public headers; what the shim links, in a fraction of the time.
+if [[ $parts == lib ]]; then
+	core_dirs=(src/common src/interfaces src/conmgr src/api)
+	plugin_dirs=()
+	release_files=()
+	filter_dirs=1
+fi
 
 prefix=$SM_CACHE/slurm-$version
 complete=$prefix/.complete
 src_stamp=$("$here/slurm-source.sh" --stamp "$version")
-wanted=$(
+recipe() {
 	echo "recipe $recipe_version"
 	echo "$src_stamp"
 	echo "dirs ${core_dirs[*]} ${plugin_dirs[*]/#/src/plugins/}"
 	echo "cflags ${SM_SLURM_CFLAGS:-O0}"
-)
+}
+wanted=$(recipe)
+# A --lib request is also served by a complete build of the same recipe.
+also_fine=$wanted
+if [[ $parts == lib ]]; then
+	also_fine=$(SM_PRINT_RECIPE=1 "$0" "$version" 2>/dev/null) || also_fine=$wanted
+fi
+if [[ ${SM_PRINT_RECIPE:-} == 1 ]]; then
+	echo "$wanted"
+	exit 0
+fi
 
 # Fast path: cache complete and built by this recipe.
-if [[ -f $complete && "$(cat "$complete")" == "$wanted" ]]; then
+if [[ -f $complete ]] && [[ "$(cat "$complete")" == "$wanted" || "$(cat "$complete")" == "$also_fine" ]]; then
 	echo "$prefix"
 	exit 0
 fi
@@ -168,7 +208,7 @@ mkdir -p "$SM_CACHE/logs"
 # One builder at a time; a waiter then finds the cache complete.
 exec 9>"$SM_CACHE/.slurm-build-$version.lock"
 flock 9
-if [[ -f $complete && "$(cat "$complete")" == "$wanted" ]]; then
+if [[ -f $complete ]] && [[ "$(cat "$complete")" == "$wanted" || "$(cat "$complete")" == "$also_fine" ]]; then
 	echo "$prefix"
 	exit 0
 fi
@@ -180,6 +220,14 @@ install_missing munge
 
 tree=$("$here/slurm-source.sh" "$version" | tail -n 1) || fail "slurm-source.sh $version failed"
 [[ -f $tree/config.h ]] || fail "no configured tree at $tree"
+if ((${filter_dirs:-0})); then
+	kept=()
+	for d in "${core_dirs[@]}"; do [[ -d $tree/$d ]] && kept+=("$d"); done
+	core_dirs=("${kept[@]}")
+	kept=()
+	for d in "${plugin_dirs[@]}"; do [[ -d $tree/src/plugins/$d ]] && kept+=("$d"); done
+	plugin_dirs=("${kept[@]}")
+fi
 
 # Compiled without optimisation: Slurm's configure adds -O1 -ggdb3 with its
 # debug code on, and -O0 -g compiles these directories in well under half
@@ -201,11 +249,15 @@ O0)
 configure) ;;
 *) fail "SM_SLURM_CFLAGS is O0 (the default) or configure" ;;
 esac
+# Each step's line in the log carries the seconds since the build started
+# (how long libslurmfull alone takes: the line of the first directory after
+# src/api).
+build_start=$SECONDS
 step() {
 	local what=$1 dir=$2
 	shift 2
 	echo "slurm-build: $what $dir" >&2
-	echo "+ make -C $dir $* CFLAGS='$cflags'" >>"$log"
+	echo "+ [$((SECONDS - build_start)) s] make -C $dir $* CFLAGS='$cflags'" >>"$log"
 	make -C "$tree/$dir" "$@" CFLAGS="$cflags" >>"$log" 2>&1 || fail "make $* failed in $dir"
 }
 
@@ -239,17 +291,21 @@ echo "install took $((SECONDS - start))s" >>"$log"
 
 # Sanity, in the staging copy: everything a test cluster starts is there (a
 # configure that lost MySQL would drop accounting_storage_mysql.so silently).
-for b in sbin/slurmctld sbin/slurmd sbin/slurmstepd sbin/slurmdbd bin/srun bin/sbatch \
-	bin/squeue bin/scontrol bin/sinfo bin/sdiag bin/scancel bin/sacctmgr bin/sshare \
-	bin/sacct lib/slurm/accounting_storage_mysql.so lib/slurm/accounting_storage_slurmdbd.so \
-	lib/slurm/priority_multifactor.so "${release_files[@]}"; do
+expected=(sbin/slurmctld sbin/slurmd sbin/slurmstepd sbin/slurmdbd bin/srun bin/sbatch
+	bin/squeue bin/scontrol bin/sinfo bin/sdiag bin/scancel bin/sacctmgr bin/sshare
+	bin/sacct lib/slurm/accounting_storage_mysql.so lib/slurm/accounting_storage_slurmdbd.so
+	lib/slurm/priority_multifactor.so "${release_files[@]}")
+[[ $parts == lib ]] && expected=(lib/slurm/libslurmfull.so include/slurm/slurm.h)
+for b in "${expected[@]}"; do
 	[[ -e $stage$prefix/$b ]] || fail "missing $prefix/$b after install"
 done
 if [[ -e $prefix ]]; then mv "$prefix" "$prefix.old"; fi
 mv "$stage$prefix" "$prefix"
 rm -rf "$stage" "$prefix.old"
-[[ "$("$prefix/sbin/slurmctld" -V 2>&1)" == "slurm $version" ]] ||
-	fail "$prefix/sbin/slurmctld -V does not report $version"
+if [[ $parts == all ]]; then
+	[[ "$("$prefix/sbin/slurmctld" -V 2>&1)" == "slurm $version" ]] ||
+		fail "$prefix/sbin/slurmctld -V does not report $version"
+fi
 
 printf '%s\n' "$wanted" >"$complete"
 echo "$prefix"
