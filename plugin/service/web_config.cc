@@ -275,6 +275,8 @@ void ParseRateLimit(const YAML::Node& node, WebConfig& c) {
 
 }  // namespace
 
+int BcryptCost(std::string_view h) { return (h[4] - '0') * 10 + (h[5] - '0'); }
+
 bool IsBcryptHash(std::string_view h) {
   if (h.size() != 60 || h[0] != '$' || h[1] != '2' || h[3] != '$' || h[6] != '$')
     return false;
@@ -344,6 +346,14 @@ std::optional<WebConfig> ParseWebConfig(std::string_view yaml, std::string_view 
             throw Error{Where(hash_node) + "basic_auth_users: the password of \"" + Shown(user) +
                         "\" is not a bcrypt hash ($2y$10$ and 53 more characters, "
                         "e.g. from htpasswd -nBC 10 " + Shown(user) + ")"};
+          if (const int cost = BcryptCost(hash); cost > kMaxBcryptCost)
+            throw Error{Where(hash_node) + "basic_auth_users: the password hash of \"" +
+                        Shown(user) + "\" has bcrypt cost " + std::to_string(cost) +
+                        ", above the " + std::to_string(kMaxBcryptCost) +
+                        " accepted: each check of it would take " +
+                        std::to_string(1 << (cost - 10)) +
+                        " times as long as at cost 10; hash the password again with a "
+                        "cost of 10 to 12 (htpasswd -nBC 10 " + Shown(user) + ")"};
           c.users[user] = hash;
         }
       } else if (key == "rate_limit") {

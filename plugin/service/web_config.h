@@ -70,5 +70,15 @@ std::optional<WebConfig> ParseWebConfig(std::string_view yaml, std::string_view 
 // bcrypt's "$2a$", "$2b$" or "$2y$", a two-digit cost 04-31, "$", and 53
 // characters of bcrypt's base64 (golang.org/x/crypto/bcrypt.Cost's check).
 bool IsBcryptHash(std::string_view hash);
+// The cost of a hash IsBcryptHash() accepts.
+int BcryptCost(std::string_view hash);
+// The highest bcrypt cost basic_auth_users may use; a higher one is refused
+// when the web config is loaded. Each step doubles the time of a check: 12
+// is what Python's bcrypt.gensalt() makes (the recipe of Prometheus' own
+// basic-auth guide), 0.2 to 0.3 s on a controller core, while a check of a
+// hash of cost 31 would run for about a day on a listener worker that the
+// listener's stop then waits for (docs/configuration.md, basic_auth_users,
+// has the times measured).
+inline constexpr int kMaxBcryptCost = 12;
 
 }  // namespace sm

@@ -187,6 +187,32 @@ TEST(WebConfig, BcryptShape) {
   EXPECT_FALSE(IsBcryptHash("$6$salt$hash"));
 }
 
+// A check of a hash above kMaxBcryptCost costs a scrape (and the
+// listener's stop, which waits for a running check) too long: refused when
+// the file is loaded, naming the user and the cost (docs/configuration.md,
+// basic_auth_users).
+TEST(WebConfig, BcryptCostAboveTheLimitIsRefused) {
+  const std::string salt_and_hash(53, 'a');
+  std::string error;
+  for (const char* ok : {"$2y$04$", "$2b$10$", "$2a$12$"}) {
+    const auto c = ParseWebConfig(std::string("basic_auth_users:\n  alice: ") + ok +
+                                      salt_and_hash + "\n",
+                                  "/etc/slurm", &error);
+    EXPECT_TRUE(c) << ok << ": " << error;
+  }
+  EXPECT_EQ(Error("basic_auth_users:\n  alice: $2y$13$" + salt_and_hash + "\n"),
+            "line 2: basic_auth_users: the password hash of \"alice\" has bcrypt cost 13, "
+            "above the 12 accepted: each check of it would take 8 times as long as at "
+            "cost 10; hash the password again with a cost of 10 to 12 "
+            "(htpasswd -nBC 10 alice)");
+  EXPECT_EQ(Error("basic_auth_users:\n  prometheus: " + std::string(kHash) +
+                  "\n  bob: $2b$31$" + salt_and_hash + "\n"),
+            "line 3: basic_auth_users: the password hash of \"bob\" has bcrypt cost 31, "
+            "above the 12 accepted: each check of it would take 2097152 times as long as "
+            "at cost 10; hash the password again with a cost of 10 to 12 "
+            "(htpasswd -nBC 10 bob)");
+}
+
 TEST(WebSecurity, BcryptBudgetIsPerAddressOrIpv6Slash64) {
   EXPECT_EQ(BcryptBudgetKey("192.0.2.7"), "192.0.2.7");
   EXPECT_EQ(BcryptBudgetKey("::ffff:192.0.2.7"), "192.0.2.7");
