@@ -32,7 +32,7 @@ namespace {
 constexpr const char* kUsage =
     "usage:\n"
     "  soperator-metrics-shim render --plugin SO [--path /metrics|/monitoring]\n"
-    "        [--openmetrics] [--now UNIX] [--conf FILE] [-v|-q] INPUT...\n"
+    "        [--openmetrics] [--no-collect] [--now UNIX] [--conf FILE] [-v|-q] INPUT...\n"
     "  soperator-metrics-shim serve --plugin SO --listen 127.0.0.1:PORT\n"
     "        [--monitoring-listen 127.0.0.1:PORT] [--now UNIX] [--conf FILE]\n"
     "        [--recollect SECONDS] [--first-collect-delay SECONDS] [-v|-q] INPUT...\n"
@@ -77,7 +77,8 @@ struct Args {
   double recollect = 0;
   // serve: the listeners answer this long before the first collection.
   double first_collect_delay = 0;
-  // slurmctld: no collection before the first request ({"collect": true}).
+  // slurmctld: no collection before the first request ({"collect": true});
+  // render: none at all (what a path answers before the first collection).
   bool no_collect = false;
   int verbosity = 1;
   std::vector<std::string> inputs;
@@ -261,7 +262,7 @@ int Render(const Args& a) {
   PluginHost host(a.plugin, metrics, monitoring, ExtraConf(a));
   host.Init();
   phases.Mark("load plugin and init()");
-  host.Collect();
+  if (!a.no_collect) host.Collect();
   phases.Mark("collect (soperator_metrics_collect_now)");
   const HttpResult r = host.Fetch(a.path, a.openmetrics);
   phases.Mark("HTTP GET " + a.path);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "slurmctld_routes.h"
 
+#include <atomic>
+
 #include "collector.h"
 #include "exporter.h"
 #include "exposition/negotiation.h"
@@ -62,7 +64,73 @@ bool Listed(std::string_view users, std::string_view user) {
   return false;
 }
 
+// Requests in a SlurmctldRenderSlot now.
+std::atomic<int> g_renders{0};
+
+// What a request refused a render slot gets on our routes: at once, as the
+// collector's own refusal of a second uncached render (exporter.cc).
+HttpResponse RenderBusy() {
+  HttpResponse r = Plain(503, "busy: another request is being rendered on slurmctld's "
+                              "threads; try again\n");
+  r.headers.emplace_back("Retry-After", "1");
+  return r;
+}
+
+// The body slurmctld's own paths get where ours answer 503 (slurmctld_routes.h,
+// NativePathAnswer): why, then a line no exposition parser takes.
+std::string NativeError(std::string_view why, int retry_after) {
+  std::string text = "# soperator-metrics: ";
+  text.append(why).append("; try again in ").append(std::to_string(retry_after));
+  text.append(" s\n# slurmctld answers 200 to whatever its metrics plugin returns: the "
+              "next line fails the scrape on purpose (docs/scraping.md, \"Before the "
+              "first collection\")\n503 Service Unavailable: ");
+  text.append(why).append("\n");
+  return text;
+}
+
 }  // namespace
+
+SlurmctldRenderSlot::SlurmctldRenderSlot() {
+  int n = g_renders.load();
+  while (n < kMax && !g_renders.compare_exchange_weak(n, n + 1)) {
+  }
+  held_ = n < kMax;
+}
+
+SlurmctldRenderSlot::~SlurmctldRenderSlot() {
+  if (held_) g_renders.fetch_sub(1);
+}
+
+NativePathAnswer AnswerSlurmctldNativePath(Exporter* exporter, Endpoint e) {
+  NativePathAnswer a;
+  if (!exporter) {
+    a.error = NativeError("soperator-metrics is not running (see slurmctld's log)", 5);
+    return a;
+  }
+  const SlurmctldRenderSlot slot;
+  if (!slot) {
+    a.error = NativeError("busy: another request is being rendered on slurmctld's threads", 1);
+    return a;
+  }
+  // slurmctld calls parse only past its own access rule for /metrics/*
+  // (25.11: never while PrivateData is set; 26.05: authenticated then), and
+  // never waits here: this is one of its conmgr workers.
+  Collector::Served served = exporter->collector().Serve(
+      e, Format::kText, View::kFull, /*gzip=*/false, std::chrono::milliseconds(0));
+  switch (served.status) {
+    case Collector::Served::Status::kOk:
+      a.body = std::move(served.body);
+      break;
+    case Collector::Served::Status::kNotReady:
+      a.error = NativeError("no collection yet: the metrics are not ready", 5);
+      break;
+    case Collector::Served::Status::kBusy:
+      a.error = NativeError("busy: this body is not cached and another uncached one is "
+                            "being rendered", 1);
+      break;
+  }
+  return a;
+}
 
 std::span<const SoperatorPath> SoperatorPaths() { return kRoutes; }
 
@@ -127,11 +195,23 @@ HttpResponse ServeSlurmctldRoute(Exporter& exporter, const HttpRequest& req,
   http.sees_private = true;
   if (!route->endpoint) return exporter.ServeSelfMonitoring(http);
   // /metrics/soperator is our /metrics: Soperator counts those requests.
+  const bool counted = *route->endpoint == Endpoint::kEverything;
+  // One render at a time on slurmctld's workers, the rest refused at once
+  // (SlurmctldRenderSlot; tests/shim/slurmctld_routes.py, concurrent).
+  const SlurmctldRenderSlot slot;
+  if (!slot) {
+    if (counted) exporter.monitoring().MetricsRequest(0);
+    return RenderBusy();
+  }
   // No wait for the first collection here: this runs on one of slurmctld's
   // conmgr workers, which also carry its RPCs. Before it: 503.
-  return exporter.ServeEndpoint(*route->endpoint, http,
-                                *route->endpoint == Endpoint::kEverything,
-                                std::chrono::milliseconds(0));
+  HttpResponse r = exporter.ServeEndpoint(*route->endpoint, http, counted,
+                                          std::chrono::milliseconds(0));
+  // A body's first gzip is made by the scrape that first asks for it (the
+  // collector's ticks make it from then on): here, inside the slot, not in
+  // ToWire after the slot is given back.
+  if (r.gzip && r.body && r.body->gzipped_size() == 0) r.body->gzipped();
+  return r;
 }
 
 WireResponse ToWire(const HttpRequest& req, const HttpResponse& resp,

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -20,6 +21,7 @@
 
 namespace sm {
 
+class Body;
 class Exporter;
 
 // Our paths under /metrics/soperator: every family on the first, the
@@ -82,6 +84,46 @@ struct SlurmctldSite {
 HttpResponse ServeSlurmctldRoute(Exporter& exporter, const HttpRequest& req,
                                  const SlurmctldSite& site,
                                  const std::function<SlurmctldCaller()>& authenticate);
+
+// Renders on slurmctld's connection-manager workers, which also carry its
+// RPCs: a body not cached (never asked for, or not lately) is rendered on
+// the request that asks for it, and its first gzip made there. At most
+// kMax requests on our routes and on slurmctld's own five paths together
+// may be where that can happen; the others are answered at once, 503 with
+// Retry-After: 1 on our routes (the bodies of slurmctld's own paths:
+// AnswerSlurmctldNativePath), and never wait for a turn
+// (docs/configuration.md, "Cached bodies"). Taken on construction if one
+// is free; the self-monitoring path needs none.
+class SlurmctldRenderSlot {
+ public:
+  static constexpr int kMax = 1;
+  SlurmctldRenderSlot();
+  ~SlurmctldRenderSlot();
+  SlurmctldRenderSlot(const SlurmctldRenderSlot&) = delete;
+  SlurmctldRenderSlot& operator=(const SlurmctldRenderSlot&) = delete;
+  explicit operator bool() const { return held_; }
+
+ private:
+  bool held_ = false;
+};
+
+// What slurmctld's own /metrics/{nodes,jobs,partitions,scheduler,
+// jobs-users-accts} get from us under MetricsType=metrics/soperator
+// (metrics_soperator.cc: parse, then dump). slurmctld answers 200 with
+// whatever dump leaves, an empty body for none: Slurm 25.11.7 and 26.05.3
+// ignore dump's return code and never send another status from there
+// (src/slurmctld/http.c, _send_metrics_resp). So where our routes answer
+// 503 (no collection yet, this render refused, the plugin not running),
+// the body is `error` instead: comment lines saying why, then a line no
+// exposition parser accepts, so Prometheus records a failed scrape (up 0),
+// as for a 503, not a successful one without series; VictoriaMetrics logs
+// the line and drops it (docs/scraping.md, "Before the first collection").
+struct NativePathAnswer {
+  std::shared_ptr<const Body> body;  // set when there is one to serve
+  std::string error;                 // else what to send
+};
+// `exporter` may be null: the plugin is not running.
+NativePathAnswer AnswerSlurmctldNativePath(Exporter* exporter, Endpoint e);
 
 // The bytes and headers to send for a response (the binding adds nothing
 // of its own): Content-Encoding for gzip, and for HEAD the Content-Length

@@ -16,6 +16,7 @@
 #include "runtime.h"
 #include "slurm_api.h"
 #include "slurmctld_http.h"
+#include "slurmctld_routes.h"
 
 #if __has_include("src/interfaces/metrics.h")
 extern "C" {
@@ -41,24 +42,19 @@ SM_EXPORT const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
 namespace {
 
-// What a set carries from parse to dump.
-struct CachedBody {
-  std::shared_ptr<const sm::Body> body;
-};
+// What a set carries from parse to dump: the body, or the text that stands
+// for a 503 (slurmctld_routes.h, NativePathAnswer).
+using CachedBody = sm::NativePathAnswer;
 
 sm_metric_set_t* MakeSet(sm::Endpoint e) {
   try {
-    auto* set = new sm_metric_set_t{};
+    auto set = std::make_unique<sm_metric_set_t>();
     set->plugin_type = plugin_type;
-    auto* cached = new CachedBody;
-    // slurmctld calls parse only past its own access rule for /metrics/*
-    // (25.11: never while PrivateData is set; 26.05: authenticated then).
-    if (const auto ex = sm::slurm::CurrentRuntime())
-      cached->body = ex->collector().Get(e, sm::Format::kText, sm::View::kFull);
-    set->arg = cached;
-    return set;
+    const auto ex = sm::slurm::CurrentRuntime();
+    set->arg = new CachedBody(sm::AnswerSlurmctldNativePath(ex.get(), e));
+    return set.release();
   } catch (...) {
-    return nullptr;  // slurmctld then answers an empty 200
+    return nullptr;  // out of memory: slurmctld then answers an empty 200
   }
 }
 
@@ -95,8 +91,8 @@ SM_EXPORT sm_metric_set_t* metrics_p_parse_ua_metrics(void*) {
 SM_EXPORT int metrics_p_dump(sm_metric_set_t* set, char** buf) {
   if (!set || !buf || *buf) return SLURM_ERROR;
   const auto* cached = static_cast<const CachedBody*>(set->arg);
-  if (!cached || !cached->body) return SLURM_SUCCESS;
-  const std::string& text = cached->body->text();
+  if (!cached) return SLURM_SUCCESS;
+  const std::string& text = cached->body ? cached->body->text() : cached->error;
   char* out = static_cast<char*>(xmalloc(text.size() + 1));
   std::memcpy(out, text.data(), text.size());
   out[text.size()] = '\0';

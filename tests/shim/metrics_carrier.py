@@ -74,12 +74,13 @@ def series(text):
             for s in exposition.samples(text)}
 
 
-def render(shim, plugin, fixtures, path, conf):
+def render(shim, plugin, fixtures, path, conf, collect=True):
     inputs = [os.path.join(fixtures, f) for f in (
         "scontrol_show_nodes.json", "scontrol_show_jobs.json",
         "scontrol_show_partitions.json", "sdiag.json")]
     r = subprocess.run([shim, "render", "-q", "--plugin", plugin, "--path",
-                        f"/metrics/{path}", "--conf", conf] + inputs,
+                        f"/metrics/{path}", "--conf", conf] +
+                       ([] if collect else ["--no-collect"]) + inputs,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     if r.returncode != 0:
         raise SystemExit(f"shim failed for /metrics/{path}: {r.stderr.decode()}")
@@ -139,6 +140,20 @@ def main():
         jobs = series(render(shim, plugin, fixtures, "jobs", default_conf))
         if not any(k[0] == "slurm_job_info" for k in jobs):
             problems.append("defaults: /metrics/jobs lacks slurm_job_info")
+        # Before the first collection: slurmctld sends 200 whatever dump
+        # leaves, so the body must not be empty (a successful scrape
+        # without series) but fail Prometheus' parser on purpose, saying
+        # why (docs/scraping.md, "Before the first collection").
+        for path in PATHS:
+            body = render(shim, plugin, fixtures, path, default_conf, collect=False)
+            if ("\n503 Service Unavailable: no collection yet: the metrics are not "
+                    "ready\n") not in body:
+                problems.append(f"/metrics/{path} before the first collection: {body!r}")
+            check = subprocess.run(["promtool", "check", "metrics"], input=body.encode(),
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            if check.returncode != 1:  # 0 parsed, 3 lint only; 1 is a parse error
+                problems.append(f"/metrics/{path} before the first collection: promtool "
+                                f"exit {check.returncode}, want a parse error")
         sched = series(render(shim, plugin, fixtures, "scheduler", default_conf))
         if not any(k[0] == "slurm_controller_rpc_calls_total" for k in sched):
             problems.append("defaults: /metrics/scheduler lacks the RPC families")

@@ -266,6 +266,69 @@ TEST_F(SlurmctldRoutes, MetricsAuthOn2605) {
   EXPECT_EQ(auth_calls_, 7);
 }
 
+// A render slot held elsewhere (another request rendering on a conmgr
+// worker): the data paths answer 503 with Retry-After: 1 at once, the
+// self-monitoring path still answers; given back, they serve again.
+TEST_F(SlurmctldRoutes, OneRenderAtATimeOnSlurmctldsWorkers) {
+  {
+    const SlurmctldRenderSlot held;
+    ASSERT_TRUE(held);
+    EXPECT_FALSE(SlurmctldRenderSlot());  // kMax is 1
+    for (const char* path : {"/metrics/soperator", "/metrics/soperator/jobs"}) {
+      const WireResponse w = Serve("GET", path, "", "gzip");
+      EXPECT_EQ(w.status, 503) << path;
+      EXPECT_EQ(Header(w, "Retry-After"), "1") << path;
+      EXPECT_EQ(w.payload, "busy: another request is being rendered on slurmctld's "
+                           "threads; try again\n");
+    }
+    EXPECT_EQ(Serve("GET", "/metrics/soperator/monitoring").status, 200);
+    // slurmctld's own paths: the text that stands for a 503 (below).
+    const NativePathAnswer a = AnswerSlurmctldNativePath(&ex_, Endpoint::kNodes);
+    EXPECT_FALSE(a.body);
+    EXPECT_NE(a.error.find("\n503 Service Unavailable: busy: another request is being "
+                           "rendered on slurmctld's threads\n"),
+              std::string::npos)
+        << a.error;
+  }
+  EXPECT_EQ(Serve("GET", "/metrics/soperator/jobs").status, 200);
+  const SlurmctldRenderSlot again;
+  EXPECT_TRUE(again);  // given back by every request above
+}
+
+// slurmctld's own five paths under MetricsType: slurmctld sends 200 with
+// what dump leaves, so where our routes answer 503 the body fails any
+// exposition parser on purpose instead of being empty (docs/scraping.md,
+// "Before the first collection").
+TEST(SlurmctldNativePaths, NotAnEmptyBodyBeforeTheFirstCollection) {
+  OneNodeSource src;
+  std::vector<ConfigMessage> msgs;
+  OfflineControl offline;
+  offline.manual_ticks = true;
+  Exporter ex(src, LoadConfig("", "test", [](const char*) { return nullptr; }, msgs),
+              Carrier::kMetrics, offline);
+  ex.Start();
+  const NativePathAnswer before = AnswerSlurmctldNativePath(&ex, Endpoint::kJobs);
+  EXPECT_FALSE(before.body);
+  EXPECT_EQ(before.error,
+            "# soperator-metrics: no collection yet: the metrics are not ready; try again "
+            "in 5 s\n"
+            "# slurmctld answers 200 to whatever its metrics plugin returns: the next line "
+            "fails the scrape on purpose (docs/scraping.md, \"Before the first "
+            "collection\")\n"
+            "503 Service Unavailable: no collection yet: the metrics are not ready\n");
+  const NativePathAnswer stopped = AnswerSlurmctldNativePath(nullptr, Endpoint::kJobs);
+  EXPECT_FALSE(stopped.body);
+  EXPECT_NE(stopped.error.find("\n503 Service Unavailable: soperator-metrics is not "
+                               "running (see slurmctld's log)\n"),
+            std::string::npos);
+  ex.collector().CollectOnce();
+  const NativePathAnswer after = AnswerSlurmctldNativePath(&ex, Endpoint::kJobs);
+  ASSERT_TRUE(after.body);
+  EXPECT_EQ(after.error, "");
+  EXPECT_EQ(Samples(after.body->text(), "slurm_jobs_running"), V{"slurm_jobs_running 1"});
+  ex.Stop();
+}
+
 TEST(SlurmctldRoutesWire, EmptyBodyBeforeTheFirstCollectionSaysLengthZero) {
   HttpRequest req;
   req.method = "GET";
