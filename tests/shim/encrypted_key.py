@@ -93,7 +93,7 @@ def main():
         if len(errors) != 1:
             problems.append(f"want one error: line, got {len(errors)}: {errors!r}")
         elif key not in errors[0] or "encrypted keys are not supported" not in errors[0] \
-                or "the listeners do not start" not in errors[0]:
+                or "the listeners and the collector do not start" not in errors[0]:
             problems.append(f"the error line does not say what is wrong: {errors[0]!r}")
         with socket.socket() as s:
             s.settimeout(2)
