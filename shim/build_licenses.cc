@@ -74,8 +74,9 @@ void FreeLicenses() {
 
 }  // namespace shim
 
-// slurmctld's own signature for the release (licenses.h).
-#if SM_SLURM_AT_LEAST(23, 2)
+// slurmctld's own signature for the release (licenses.h): the buffer is
+// returned from 24.05 on (docs/compat.md, per-release table).
+#if SM_SLURM_AT_LEAST(24, 5)
 extern "C" buf_t* get_all_license_info(uint16_t protocol_version) {
   return shim::PackAll(protocol_version);
 }
