@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <istream>
 #include <mutex>
+#include <string_view>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <thread>
@@ -53,6 +54,33 @@ void Configure(const json& c) {
             c.value("port", uint16_t{6817}), c.value("slurm_user_id", uint32_t{0}));
 }
 
+std::string Hex(std::string_view bytes) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string hex;
+  hex.reserve(bytes.size() * 2);
+  for (const char c : bytes) {
+    const auto b = static_cast<unsigned char>(c);
+    hex += kHex[b >> 4];
+    hex += kHex[b & 15];
+  }
+  return hex;
+}
+
+// slurmctld's own /metrics/<group> handler: the metrics interface through
+// PluginHost, which sends 200 with whatever dump left (src/slurmctld/http.c,
+// _send_metrics_resp).
+json SlurmctldOwnPath(const json& r, PluginHost& host) {
+  const HttpResult res = host.Fetch(r.at("slurmctld_path").get<std::string>(), false);
+  std::string wire = "HTTP/1.1 " + std::to_string(res.status) + "\r\n";
+  wire += "Connection: Close\r\n";
+  if (!res.body.empty()) {
+    wire += "Content-Length: " + std::to_string(res.body.size()) + "\r\n";
+    wire += "Content-Type: " + res.content_type + "\r\n";
+  }
+  wire += "\r\n" + res.body;
+  return {{"bound", true}, {"rc", 0}, {"wire_hex", Hex(wire)}};
+}
+
 json Request(const json& r) {
   using Fn = char* (*)(const char*, const char*, const char*, int, const char* const*, int*,
                        size_t*);
@@ -74,15 +102,7 @@ json Request(const json& r) {
                        r.value("https", false) ? 1 : 0, ptrs.data(), &rc, &len);
   json out = {{"bound", wire != nullptr}, {"rc", rc}};
   if (wire) {
-    static const char kHex[] = "0123456789abcdef";
-    std::string hex;
-    hex.reserve(len * 2);
-    for (size_t i = 0; i < len; ++i) {
-      const auto b = static_cast<unsigned char>(wire[i]);
-      hex += kHex[b >> 4];
-      hex += kHex[b & 15];
-    }
-    out["wire_hex"] = hex;
+    out["wire_hex"] = Hex(std::string_view(wire, len));
     free(wire);
   }
   return out;
@@ -139,6 +159,10 @@ void ServeSlurmctldRequests(std::istream& in, std::ostream& out, PluginHost& hos
       static const auto release = reinterpret_cast<Fn>(Sym("sm_standin_release"));
       release();
       join();
+      continue;
+    }
+    if (j.contains("slurmctld_path")) {
+      out << SlurmctldOwnPath(j, host).dump() << "\n";
       continue;
     }
     if (j.value("background", false)) {

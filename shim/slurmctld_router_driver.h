@@ -28,7 +28,10 @@ void LoadSlurmctldStandin(const std::string& path, const std::string& first_line
 // its answer written after the next {"release": true}, which lets requests
 // held by "X-SLURM-USER-TOKEN: hold" (26.05 stand-in) go on;
 // {"wait_held": true} waits until one is held; {"fini": true} calls the
-// plugin's fini() and answers {"fini_seconds"}.
+// plugin's fini() and answers {"fini_seconds"}. {"slurmctld_path":
+// "/metrics/nodes"} (or another of slurmctld's own five) is answered as
+// slurmctld's own handler would (parse, dump, free_set; always 200 with
+// what dump left), in the same {"bound", "rc", "wire_hex"} form.
 void ServeSlurmctldRequests(std::istream& in, std::ostream& out, PluginHost& host);
 
 }  // namespace shim

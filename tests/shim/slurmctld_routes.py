@@ -59,15 +59,16 @@ class Response:
         return self.body.decode()
 
 
-def run(steps, conf="NativeValues=yes\n", args=(), env=None):
+def run(steps, conf="NativeValues=yes\n", args=(), env=None, inputs=None):
     """Runs the shim once over `steps` (configure lines and requests); a
-    {"fini": true} step answers a dict, every request a Response."""
+    {"fini": true} step answers a dict, every request a Response. `inputs`:
+    the fixture cluster's dumps unless given."""
     fixtures = ARGS.fixtures
     with tempfile.TemporaryDirectory() as d:
         conf_path = os.path.join(d, "soperator_metrics.conf")
         with open(conf_path, "w") as f:
             f.write(conf)
-        inputs = [os.path.join(fixtures, f) for f in (
+        inputs = inputs or [os.path.join(fixtures, f) for f in (
             "scontrol_show_nodes.json", "scontrol_show_jobs.json",
             "scontrol_show_partitions.json", "sdiag.json")]
         r = subprocess.run(
@@ -99,6 +100,14 @@ def native(path):
     with open(os.path.join(ARGS.fixtures, "..", "native-26.05.3",
                            f"http_metrics_{path}.txt")) as f:
         return re.split(r"\r?\n\r?\n", f.read(), 1)[1]
+
+
+def prometheus_parses(text):
+    """Whether Prometheus' own parser takes the body (promtool; a lint
+    complaint is exit status 3, a parse error 1)."""
+    r = subprocess.run(["promtool", "check", "metrics"], input=text.encode(),
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return r.returncode in (0, 3)
 
 
 class Routes(unittest.TestCase):
@@ -245,6 +254,61 @@ class Routes(unittest.TestCase):
         for p, r in zip(data, after):
             self.assertEqual(r.status, 200, p)
             self.assertTrue(list(exposition.samples(r.text())), p)
+
+    def test_slurmctlds_own_paths_fail_the_scrape_before_the_first_collection(self):
+        """slurmctld's own five paths (MetricsType: parse, dump, free_set)
+        can only answer 200: before the first collection the body is not
+        empty (a scraper would record a successful scrape without series)
+        but fails Prometheus' parser on purpose, saying why; after it, the
+        bodies parse (docs/scraping.md, "Before the first collection")."""
+        groups = ["nodes", "jobs", "partitions", "scheduler", "jobs-users-accts"]
+        own = [{"slurmctld_path": f"/metrics/{g}"} for g in groups]
+        out = run(own + [{"collect": True}] + own, args=["--no-collect"])
+        before, after = out[:len(groups)], out[len(groups):]
+        for g, r in zip(groups, before):
+            self.assertEqual(r.status, 200, g)  # slurmctld's, whatever dump says
+            self.assertIn("\n503 Service Unavailable: no collection yet: the metrics "
+                          "are not ready\n", r.text(), g)
+            self.assertNotIn("slurm_", r.text(), g)
+            self.assertFalse(prometheus_parses(r.text()), g)
+            with self.assertRaises(ValueError):
+                list(exposition.samples(r.text()))
+        for g, r in zip(groups, after):
+            self.assertEqual(r.status, 200, g)
+            self.assertTrue(list(exposition.samples(r.text())), g)
+            self.assertTrue(prometheus_parses(r.text()), g)
+
+    def test_one_render_at_a_time_on_slurmctlds_workers(self):
+        """Requests for a body not cached arrive together on slurmctld's
+        conmgr workers: one renders it, the others get 503 with Retry-After:
+        1 at once instead of each rendering it again behind the first
+        (SlurmctldRenderSlot, docs/configuration.md, "Cached bodies"). A big
+        generated cluster makes the render long enough for them to meet."""
+        with tempfile.TemporaryDirectory() as d:
+            subprocess.run([ARGS.shim, "generate", "--nodes", "2000", "--jobs", "40000",
+                            "--out", d], check=True, stderr=subprocess.DEVNULL)
+            inputs = [os.path.join(d, f) for f in ("nodes.json", "jobs.json", "sdiag.json")]
+            # Only the text format is rendered at each collection: the
+            # first request for OpenMetrics renders it.
+            om = req("/metrics/soperator", headers=[("Accept", "application/openmetrics-text")])
+            n = 6
+            out = run([dict(om, background=True) for _ in range(n)] +
+                      [{"release": True}, om], inputs=inputs)
+        together, later = out[:n], out[n]
+        statuses = sorted(r.status for r in together)
+        self.assertEqual(statuses.count(200), 1, statuses)
+        self.assertEqual(statuses.count(503), n - 1, statuses)
+        for r in together:
+            self.check_wire(r)
+            if r.status == 503:
+                self.assertEqual(r.headers.get("Retry-After"), "1")
+                self.assertEqual(r.text(), "busy: another request is being rendered on "
+                                           "slurmctld's threads; try again\n")
+            else:
+                self.assertIn("slurm_job_info", r.text())
+        # Rendered once, then kept: the next request is served from the cache.
+        self.assertEqual(later.status, 200)
+        self.assertEqual(later.text(), next(r for r in together if r.status == 200).text())
 
     def test_handler_inside_when_fini_gives_up(self):
         """A handler still inside (held in authentication) when fini() has
