@@ -704,7 +704,7 @@ struct Collector::Admission {
 
 bool Collector::LookUpLocked(std::unique_lock<std::mutex>& lock, size_t slot,
                              bool gzip, std::chrono::milliseconds wait_ready,
-                             Served& served, Admission& admit) {
+                             OnRequest on_request, Served& served, Admission& admit) {
   const double now = options_.monotonic_now();
   asked_[slot] = now;
   if (gzip) gzip_asked_[slot] = now;
@@ -726,6 +726,10 @@ bool Collector::LookUpLocked(std::unique_lock<std::mutex>& lock, size_t slot,
   }
   if (!ready_) {
     served.status = Served::Status::kNotReady;
+    return true;
+  }
+  if (on_request == OnRequest::kCachedOnly) {
+    served.status = Served::Status::kNotCached;
     return true;
   }
   // What keeping it would cost, by its last render (or the largest body,
@@ -831,7 +835,8 @@ Collector::Served Collector::HandOutLocked(size_t slot, uint64_t epoch,
 }
 
 Collector::Served Collector::Serve(Endpoint e, Format f, View view, bool gzip,
-                                   std::chrono::milliseconds wait_ready) {
+                                   std::chrono::milliseconds wait_ready,
+                                   OnRequest on_request) {
   // With nothing hidden the public view is the full one: one body, one
   // render. hidden_ only changes at a tick, before that tick's render.
   if (hidden_.load() == 0) view = View::kFull;
@@ -840,7 +845,8 @@ Collector::Served Collector::Serve(Endpoint e, Format f, View view, bool gzip,
   Admission admit;
   {
     std::unique_lock lock(mu_);
-    if (LookUpLocked(lock, slot, gzip, wait_ready, served, admit)) return served;
+    if (LookUpLocked(lock, slot, gzip, wait_ready, on_request, served, admit))
+      return served;
   }
   struct Release {  // the reservation goes, whatever the render did
     Collector& c;

@@ -109,6 +109,9 @@ class Collector {
       // The body does not fit under the cached body limit and another
       // request is already being rendered uncached: 503, try again.
       kBusy,
+      // Not cached, and the caller asked not to render it
+      // (OnRequest::kCachedOnly): nothing was done.
+      kNotCached,
     };
     Status status = Status::kOk;
     std::shared_ptr<const Body> body;  // set when kOk
@@ -139,8 +142,13 @@ class Collector {
   // asked for at least every max(3 collection intervals, 2 minutes) and
   // fits: the most recently asked for first. `gzip` marks it as wanted
   // compressed: ticks then compress it too, instead of a scrape.
+  // kCachedOnly: a body that would be rendered for this request is not,
+  // and the answer is kNotCached (slurmctld's workers take a render slot
+  // only then: slurmctld_routes.h, SlurmctldRenderSlot).
+  enum class OnRequest { kRender, kCachedOnly };
   Served Serve(Endpoint e, Format f, View view, bool gzip,
-               std::chrono::milliseconds wait_ready);
+               std::chrono::milliseconds wait_ready,
+               OnRequest on_request = OnRequest::kRender);
   // Serve() without waiting, for callers that must hand over some body
   // (slurmctld's own /metrics/* through metrics_p_dump, tests): the empty
   // body when there is none.
@@ -228,8 +236,8 @@ class Collector {
   // With mu_ held through `lock`: the cached body, or why none (not ready,
   // busy), or an admission to render it. True when `served` is the answer.
   bool LookUpLocked(std::unique_lock<std::mutex>& lock, size_t slot, bool gzip,
-                    std::chrono::milliseconds wait_ready, Served& served,
-                    Admission& admit);
+                    std::chrono::milliseconds wait_ready, OnRequest on_request,
+                    Served& served, Admission& admit);
   // `hidden` is set to the PrivateData mask the body was made with.
   std::shared_ptr<const Body> RenderOnRequest(Endpoint e, View view, size_t slot,
                                               size_t size_hint, uint64_t& epoch,

@@ -211,7 +211,8 @@ HttpResponse Exporter::ServeMain(const HttpRequest& req) {
 
 HttpResponse Exporter::ServeEndpoint(Endpoint e, const HttpRequest& req,
                                      bool counted,
-                                     std::chrono::milliseconds wait_ready) {
+                                     std::chrono::milliseconds wait_ready,
+                                     Collector::OnRequest on_request) {
   const Format f = NegotiateFormat(req.accept);
   const View view = req.sees_private ? View::kFull : View::kPublic;
   if (!Readable(req)) {
@@ -221,7 +222,13 @@ HttpResponse Exporter::ServeEndpoint(Endpoint e, const HttpRequest& req,
     r.headers.emplace_back("Allow", "GET, HEAD");
     return r;
   }
-  Collector::Served served = collector_.Serve(e, f, view, req.accepts_gzip, wait_ready);
+  Collector::Served served =
+      collector_.Serve(e, f, view, req.accepts_gzip, wait_ready, on_request);
+  if (served.status == Collector::Served::Status::kNotCached) {
+    HttpResponse r;
+    r.status = 0;  // not answered: see exporter.h
+    return r;
+  }
   if (counted) monitoring_.MetricsRequest(served.body ? served.body->series() : 0);
   if (served.status == Collector::Served::Status::kBusy) {
     // Past the cached body limit with another uncached render running

@@ -64,10 +64,14 @@ class Exporter {
   // adds the request to Soperator's request counter (its /metrics).
   // Before the first collection: waits up to `wait_ready` for it, then
   // 503 with Retry-After, never an empty 200 (docs/scraping.md, "Before
-  // the first collection"). slurmctld's threads pass 0.
+  // the first collection"). slurmctld's threads pass 0. With
+  // OnRequest::kCachedOnly a body not cached is not rendered: the answer
+  // then has status 0 and nothing is counted (slurmctld_routes.cc asks
+  // again once it holds a render slot).
   HttpResponse ServeEndpoint(
       Endpoint e, const HttpRequest& req, bool counted,
-      std::chrono::milliseconds wait_ready = Collector::kFirstCollectionWait);
+      std::chrono::milliseconds wait_ready = Collector::kFirstCollectionWait,
+      Collector::OnRequest on_request = Collector::OnRequest::kRender);
 
  private:
   Config config_;

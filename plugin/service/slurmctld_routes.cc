@@ -107,16 +107,24 @@ NativePathAnswer AnswerSlurmctldNativePath(Exporter* exporter, Endpoint e) {
     a.error = NativeError("soperator-metrics is not running (see slurmctld's log)", 5);
     return a;
   }
-  const SlurmctldRenderSlot slot;
-  if (!slot) {
-    a.error = NativeError("busy: another request is being rendered on slurmctld's threads", 1);
-    return a;
-  }
   // slurmctld calls parse only past its own access rule for /metrics/*
   // (25.11: never while PrivateData is set; 26.05: authenticated then), and
-  // never waits here: this is one of its conmgr workers.
+  // never waits here: this is one of its conmgr workers. A cached body
+  // needs no render slot; only a render for this request takes one.
   Collector::Served served = exporter->collector().Serve(
-      e, Format::kText, View::kFull, /*gzip=*/false, std::chrono::milliseconds(0));
+      e, Format::kText, View::kFull, /*gzip=*/false, std::chrono::milliseconds(0),
+      Collector::OnRequest::kCachedOnly);
+  std::optional<SlurmctldRenderSlot> slot;
+  if (served.status == Collector::Served::Status::kNotCached) {
+    slot.emplace();
+    if (!*slot) {
+      a.error =
+          NativeError("busy: another request is being rendered on slurmctld's threads", 1);
+      return a;
+    }
+    served = exporter->collector().Serve(e, Format::kText, View::kFull, /*gzip=*/false,
+                                         std::chrono::milliseconds(0));
+  }
   switch (served.status) {
     case Collector::Served::Status::kOk:
       a.body = std::move(served.body);
@@ -125,6 +133,7 @@ NativePathAnswer AnswerSlurmctldNativePath(Exporter* exporter, Endpoint e) {
       a.error = NativeError("no collection yet: the metrics are not ready", 5);
       break;
     case Collector::Served::Status::kBusy:
+    case Collector::Served::Status::kNotCached:  // not after kRender: as busy
       a.error = NativeError("busy: this body is not cached and another uncached one is "
                             "being rendered", 1);
       break;
@@ -196,21 +205,35 @@ HttpResponse ServeSlurmctldRoute(Exporter& exporter, const HttpRequest& req,
   if (!route->endpoint) return exporter.ServeSelfMonitoring(http);
   // /metrics/soperator is our /metrics: Soperator counts those requests.
   const bool counted = *route->endpoint == Endpoint::kEverything;
-  // One render at a time on slurmctld's workers, the rest refused at once
-  // (SlurmctldRenderSlot; tests/shim/slurmctld_routes.py, concurrent).
-  const SlurmctldRenderSlot slot;
-  if (!slot) {
-    if (counted) exporter.monitoring().MetricsRequest(0);
-    return RenderBusy();
-  }
   // No wait for the first collection here: this runs on one of slurmctld's
-  // conmgr workers, which also carry its RPCs. Before it: 503.
+  // conmgr workers, which also carry its RPCs. Before it: 503. A cached
+  // body is served without a render slot; a render for this request, or a
+  // body's first gzip, takes one: one at a time on slurmctld's workers,
+  // the rest refused at once (SlurmctldRenderSlot;
+  // tests/shim/slurmctld_routes.py, concurrent).
   HttpResponse r = exporter.ServeEndpoint(*route->endpoint, http, counted,
-                                          std::chrono::milliseconds(0));
+                                          std::chrono::milliseconds(0),
+                                          Collector::OnRequest::kCachedOnly);
+  std::optional<SlurmctldRenderSlot> slot;
+  const auto take_slot = [&] {
+    if (!slot) slot.emplace();
+    return static_cast<bool>(*slot);
+  };
+  if (r.status == 0) {
+    if (!take_slot()) {
+      if (counted) exporter.monitoring().MetricsRequest(0);
+      return RenderBusy();
+    }
+    r = exporter.ServeEndpoint(*route->endpoint, http, counted,
+                               std::chrono::milliseconds(0));
+  }
   // A body's first gzip is made by the scrape that first asks for it (the
   // collector's ticks make it from then on): here, inside the slot, not in
-  // ToWire after the slot is given back.
-  if (r.gzip && r.body && r.body->gzipped_size() == 0) r.body->gzipped();
+  // ToWire after the slot is given back; without a slot, sent plain.
+  if (r.gzip && r.body && r.body->gzipped_size() == 0) {
+    if (take_slot()) r.body->gzipped();
+    else r.gzip = false;
+  }
   return r;
 }
 
