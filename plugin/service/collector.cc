@@ -118,12 +118,14 @@ void Collector::Start(bool ticker) {
   };
   for (int i = 0; i < workers; ++i) {
     if (skipped_[i % kSubCollectorCount]) continue;
-    ++alive_;
     threads_.emplace_back([this, sub = i % kSubCollectorCount, ended] {
       NameThisThread("sm-collector");
       WorkerLoop(sub);
       ended();
     });
+    // Counted once it exists (mu_ is held: it cannot end before): a
+    // thread that could not be created (EAGAIN) is never waited for.
+    ++alive_;
   }
   render_thread_ = std::thread([this] {
     NameThisThread("sm-render");
@@ -131,12 +133,12 @@ void Collector::Start(bool ticker) {
     RenderLoop();
   });
   if (ticker) {
-    ++alive_;
     threads_.emplace_back([this, ended] {
       NameThisThread("sm-ticker");
       TickerLoop();
       ended();
     });
+    ++alive_;
   }
 }
 
@@ -167,6 +169,7 @@ int Collector::Stop(std::chrono::milliseconds grace) {
   threads_.clear();
   {
     std::lock_guard lock(apply_mu_);
+    stopped_ = true;  // a worker past RunTask's check applies nothing now
     state_ = CollectedState(options_.monotonic_now(), options_.finished_jobs);
   }
   {
@@ -366,12 +369,12 @@ void Collector::FinishTask(const Task& task, double t0, int64_t unix_t0,
   bool tick_done = false;
   bool tick_failed = false;
   double tick_seconds = 0;
+  std::string log_line;
   {
     std::lock_guard lock(mu_);
     SubCollector& s = subs_[task.sub];
     --s.inflight;
-    if (failed) NoteFailureLocked(task.sub, error);
-    else NoteSuccessLocked(task.sub);
+    log_line = failed ? NoteFailureLocked(task.sub, error) : NoteSuccessLocked(task.sub);
     monitoring_.CollectorFinished(name, seconds, failed, s.inflight);
     // Under mu_, like Deactivate()'s reset: a result dropped as stale never
     // counts, and one applied before a Deactivate() is forgotten by it.
@@ -387,6 +390,10 @@ void Collector::FinishTask(const Task& task, double t0, int64_t unix_t0,
       tick_failed = tick.failed;
       tick_seconds = options_.monotonic_now() - tick.start;
     }
+  }
+  if (!log_line.empty()) {
+    if (failed) LogError(log_line);
+    else LogInfo(log_line);
   }
   if (tick_done) {
     monitoring_.CollectionFinished(tick_seconds, tick_failed);
@@ -408,39 +415,44 @@ void Collector::FinishTask(const Task& task, double t0, int64_t unix_t0,
 // first failure of a run is logged, then one line with the count at most
 // every kFailureLogSeconds, and the recovery (tests/unit/collector_test.cc,
 // FailuresAreLoggedNowAndThen). The counter families count every one.
-void Collector::NoteFailureLocked(int sub, const std::string& error) {
+std::string Collector::NoteFailureLocked(int sub, const std::string& error) {
   SubCollector& s = subs_[sub];
   const double now = options_.monotonic_now();
   ++s.failures;
   const std::string name(kSubCollectors[sub].name);
   const std::string why = error.empty() ? "no data" : error;
+  std::string line;
   if (s.failures == 1) {
-    LogError("collector " + name + " failed: " + why +
-             " (while it keeps failing, a line every " +
-             std::to_string(static_cast<int>(kFailureLogSeconds)) + " s)");
+    line = "collector " + name + " failed: " + why +
+           " (while it keeps failing, a line every " +
+           std::to_string(static_cast<int>(kFailureLogSeconds)) + " s)";
   } else if (now - s.failure_logged_at >= kFailureLogSeconds) {
-    LogError("collector " + name + " still failing: " +
-             std::to_string(s.failures - s.failures_logged) + " more failure(s), " +
-             std::to_string(s.failures) + " in a row; the last: " + why);
+    line = "collector " + name + " still failing: " +
+           std::to_string(s.failures - s.failures_logged) + " more failure(s), " +
+           std::to_string(s.failures) + " in a row; the last: " + why;
   } else {
-    return;
+    return line;
   }
   s.failures_logged = s.failures;
   s.failure_logged_at = now;
+  return line;
 }
 
-void Collector::NoteSuccessLocked(int sub) {
+std::string Collector::NoteSuccessLocked(int sub) {
   SubCollector& s = subs_[sub];
-  if (s.failures == 0) return;
-  LogInfo("collector " + std::string(kSubCollectors[sub].name) + " recovered after " +
-          std::to_string(s.failures) + " failed collection(s)");
+  if (s.failures == 0) return "";
+  const std::string line = "collector " + std::string(kSubCollectors[sub].name) +
+                           " recovered after " + std::to_string(s.failures) +
+                           " failed collection(s)";
   s.failures = 0;
   s.failures_logged = 0;
+  return line;
 }
 
 bool Collector::Apply(int sub, uint64_t sequence, uint64_t epoch,
                       const Applier& apply) {
   std::lock_guard lock(apply_mu_);
+  if (stopped_) return false;
   // Collected before this controller went to standby: stale now.
   if (epoch != epoch_.load()) return false;
   SubCollector& s = subs_[sub];
@@ -804,7 +816,8 @@ Collector::Served Collector::HandOutLocked(size_t slot, uint64_t epoch,
     return served;
   }
   const double now = options_.monotonic_now();
-  if (!admit.uncached && CachedBytesLocked() + (reserved_ - admit.reserved) +
+  // Once stopping, nothing more is kept: a stopped collector may be leaked.
+  if (!admit.uncached && !stopping_ && CachedBytesLocked() + (reserved_ - admit.reserved) +
                                  body->text().size() <=
                              LimitLocked(now)) {
     // Kept: RenderAll keeps it fresh while it is asked for.
@@ -837,14 +850,15 @@ Collector::Served Collector::HandOutLocked(size_t slot, uint64_t epoch,
 Collector::Served Collector::Serve(Endpoint e, Format f, View view, bool gzip,
                                    std::chrono::milliseconds wait_ready,
                                    OnRequest on_request) {
-  // With nothing hidden the public view is the full one: one body, one
-  // render. hidden_ only changes at a tick, before that tick's render.
-  if (hidden_.load() == 0) view = View::kFull;
-  const size_t slot = Slot(e, view, f);
   Served served;
   Admission admit;
+  size_t slot;
   {
     std::unique_lock lock(mu_);
+    // With nothing hidden the public view is the full one: one body, one
+    // render. hidden_ changes under mu_ (UpdateHidden()).
+    if (hidden_.load() == 0) view = View::kFull;
+    slot = Slot(e, view, f);
     if (LookUpLocked(lock, slot, gzip, wait_ready, on_request, served, admit))
       return served;
   }
@@ -868,12 +882,16 @@ Collector::Served Collector::Serve(Endpoint e, Format f, View view, bool gzip,
 void Collector::UpdateHidden() {
   const PrivateData configured = source_.HiddenFromUsers();
   const PrivateData hidden = options_.ignore_private_data ? PrivateData{0} : configured;
-  const PrivateData before = hidden_.exchange(hidden);
-  if (hidden != before) {
-    // Public bodies made for another PrivateData: re-rendered on request.
+  {
+    // Under mu_, with the public bodies made for another PrivateData
+    // dropped (re-rendered on request): a lookup (under mu_ too) never
+    // finds the new mask with an old body, nor maps a public request to
+    // the full view by the old one.
     std::lock_guard lock(mu_);
-    for (size_t i = 0; i < bodies_.size(); ++i) {
-      if ((i / 2) % 2 == static_cast<size_t>(View::kPublic)) bodies_[i] = nullptr;
+    if (hidden_.exchange(hidden) != hidden) {
+      for (size_t i = 0; i < bodies_.size(); ++i) {
+        if ((i / 2) % 2 == static_cast<size_t>(View::kPublic)) bodies_[i] = nullptr;
+      }
     }
   }
   if (configured == configured_.exchange(configured)) return;

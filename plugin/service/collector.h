@@ -219,9 +219,10 @@ class Collector {
                   const LockTiming& timing, const std::string& error,
                   const Applier& result);
   // A failed collection of `sub`: logged the first time in a row, then at
-  // most every kFailureLogSeconds with the count; with mu_ held.
-  void NoteFailureLocked(int sub, const std::string& error);
-  void NoteSuccessLocked(int sub);
+  // most every kFailureLogSeconds with the count, and its recovery. With
+  // mu_ held; the line (empty: none) is logged after mu_ is let go.
+  std::string NoteFailureLocked(int sub, const std::string& error);
+  std::string NoteSuccessLocked(int sub);
   // Applies a result under apply_mu_; false when stale (an older sequence,
   // or a tick started before the last Deactivate()).
   bool Apply(int sub, uint64_t sequence, uint64_t epoch, const Applier& apply);
@@ -309,7 +310,9 @@ class Collector {
   std::vector<std::thread> threads_;  // workers, then render, then ticker
   std::thread render_thread_;
 
-  std::mutex apply_mu_;  // state_ and active_; never held with mu_
+  std::mutex apply_mu_;  // state_, active_, stopped_; never held with mu_
+  // Set by a Stop() that left threads running: nothing is applied after.
+  bool stopped_ = false;
   CollectedState state_;
   bool active_ = true;
   // Bumped by every Deactivate(): results of ticks started before it (still

@@ -168,9 +168,13 @@ int Exporter::Stop() {
 }
 
 void Exporter::StopServing() {
+  // The collector first: it ends a listener worker's wait for the first
+  // collection (up to 5 s) at once, so joining the listeners below waits
+  // for no such wait (fini() may hold slurmctld's locks). Their handlers
+  // may still read the collector meanwhile: it stays whole.
+  collector_.StopRendering();
   if (main_) main_->Stop();
   if (monitoring_listener_) monitoring_listener_->Stop();
-  collector_.StopRendering();
 }
 
 // "/metrics" is Soperator's endpoint (everything under MetricsType); the

@@ -93,7 +93,7 @@ class ControllerSource : public Source {
   bool Active() override;
   // slurm_conf.private_data in our terms (adapter_config.cc).
   PrivateData HiddenFromUsers() override;
-  // Closes controller_locks_closed (adapter_util.h) for every collection.
+  // Closes this source's lock gate (adapter_util.h) for its collections.
   void StopTakingLocks() override;
 
  private:
@@ -111,6 +111,8 @@ class ControllerSource : public Source {
   LastSizes<JobCopySizes> job_sizes_;
   std::function<int64_t()> unix_now_;
   std::atomic<PrivateData> last_hidden_{0};
+  // This generation's gate (adapter_util.h, LockGateScope).
+  std::atomic<bool> locks_closed_{false};
 };
 
 }  // namespace sm::slurm

@@ -133,6 +133,7 @@ std::optional<double> FairShareColumn(const RawAssoc& a, bool fair_tree,
 // Cannot fail: no list is no associations (below).
 std::shared_ptr<ShareSnapshot> ControllerSource::CollectShares(
     LockTiming& timing, std::string&) {
+  const LockGateScope gate(locks_closed_);  // adapter_util.h
   auto snap = std::make_shared<ShareSnapshot>();
   std::vector<RawAssoc> rows;
   long double root_usage_raw = 0;
@@ -220,6 +221,7 @@ std::optional<uint64_t> Limit64(const uint64_t* array, uint32_t i) {
 
 std::shared_ptr<QosSnapshot> ControllerSource::CollectQos(LockTiming& timing,
                                                          std::string&) {
+  const LockGateScope gate(locks_closed_);  // adapter_util.h
   auto snap = std::make_shared<QosSnapshot>();
   Arena& arena = snap->arena;
   assoc_mgr_lock_t locks = {};

@@ -17,7 +17,7 @@ PrivateData ControllerSource::HiddenFromUsers() {
   // the conf read lock cannot keep a writer waiting.
   uint16_t raw;
   // Stopping (adapter_util.h): what it was last time.
-  if (controller_locks_closed.load()) return last_hidden_.load();
+  if (locks_closed_.load()) return last_hidden_.load();
   {
     // Zeroed, then named: 26.05 adds a sixth level (select_node).
     slurmctld_lock_t conf_read = {};
@@ -42,6 +42,6 @@ PrivateData ControllerSource::HiddenFromUsers() {
   return hidden;
 }
 
-void ControllerSource::StopTakingLocks() { controller_locks_closed.store(true); }
+void ControllerSource::StopTakingLocks() { locks_closed_.store(true); }
 
 }  // namespace sm::slurm

@@ -53,14 +53,14 @@ void CopyExits(const uint32_t* counts, uint32_t n,
 
 std::shared_ptr<DiagSnapshot> ControllerSource::CollectDiag(LockTiming&,
                                                             std::string& error) {
+  const LockGateScope gate(locks_closed_);  // adapter_util.h
   stats_info_request_msg_t req = {};
   req.command_id = STAT_COMMAND_GET;
   stats_info_response_msg_t* resp = nullptr;
   // slurmctld's handler of this RPC takes its locks: the rule of ours
   // applies (adapter_util.h).
   ThrowIfLocksClosed();
-  if (slurm_get_statistics
-(&resp, &req) != SLURM_SUCCESS || !resp) {
+  if (slurm_get_statistics(&resp, &req) != SLURM_SUCCESS || !resp) {
     error = std::string("sdiag statistics RPC failed: ") + slurm_strerror(errno);
     return nullptr;
   }

@@ -734,6 +734,7 @@ void ControllerSource::ForgetStdioMemo() {
 
 std::shared_ptr<JobSnapshot> ControllerSource::CollectJobs(LockTiming& timing,
                                                            std::string& error) {
+  const LockGateScope gate(locks_closed_);  // adapter_util.h
   JobCopy c;
   c.snap = std::make_shared<JobSnapshot>();
   // statistics_get_jobs() of 25.11.0 to 26.05.1 adds up job_ptr->total_nodes

@@ -29,6 +29,7 @@ buf_t* PackedLicenses() {
 
 std::shared_ptr<LicenseSnapshot> ControllerSource::CollectLicenses(
     LockTiming& timing, std::string& error) {
+  const LockGateScope gate(locks_closed_);  // adapter_util.h
   buf_t* buffer = nullptr;
   {
     // get_all_license_info() walks resv_list (set_reserved_license_count),

@@ -422,6 +422,7 @@ bool ControllerSource::Active() {
 
 std::shared_ptr<NodeSnapshot> ControllerSource::CollectNodes(
     LockTiming& timing, std::string& error) {
+  const LockGateScope gate(locks_closed_);  // adapter_util.h
   NodeCopy c;
   c.snap = std::make_shared<NodeSnapshot>();
   c.gpu_pos = GpuTresPosition();

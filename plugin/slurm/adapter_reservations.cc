@@ -26,6 +26,7 @@ constexpr std::string_view kNull = "(null)";
 
 std::shared_ptr<ReservationSnapshot> ControllerSource::CollectReservations(
     LockTiming& timing, std::string& error) {
+  const LockGateScope gate(locks_closed_);  // adapter_util.h
   const int64_t now = Now();
   auto snap = std::make_shared<ReservationSnapshot>();
   Arena& arena = snap->arena;

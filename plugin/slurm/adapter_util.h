@@ -20,25 +20,48 @@ namespace sm::slurm {
 // writer would wait for all of our holds together instead of one slice.
 inline std::mutex our_lock_turn;
 
-// Closed when the collector stops (ControllerSource::StopTakingLocks()),
-// perhaps by a thread that holds every slurmctld write lock (22.05 and
-// 23.02 call fini() there on a reconfigure): from then on no thread of
-// ours takes a new lock of slurmctld's or assoc_mgr's, and a collection
-// that would ends with CollectionStopped instead (docs/architecture.md,
-// "Stopping"). Opened again by the next StartRuntime(). One per .so, not
-// per collector: a thread of a stopped generation that passed the check
-// just before it closed waits for its lock and finishes, and no stop path
-// waits for it.
-inline std::atomic<bool> controller_locks_closed{false};
-
+// Whether a generation of ours may take new locks of slurmctld's or
+// assoc_mgr's: closed when its collector stops
+// (ControllerSource::StopTakingLocks()), perhaps by a thread that holds
+// every slurmctld write lock (22.05 and 23.02 call fini() there on a
+// reconfigure). From then on no thread of that generation takes a new
+// one: a collection that would ends with CollectionStopped instead
+// (docs/architecture.md, "Stopping"). One gate per ControllerSource, so
+// a new generation started in the same reconfigure (init() right after
+// fini()) neither reopens the old one's nor is closed by it; each
+// collection names its source's gate for its thread (LockGateScope), and
+// TimedLock, TimedAssocLock and the sdiag RPC look there.
 struct CollectionStopped : std::runtime_error {
   CollectionStopped()
       : std::runtime_error("the plugin is stopping: no new lock is taken") {}
 };
 
+inline thread_local const std::atomic<bool>* current_lock_gate = nullptr;
+
 inline void ThrowIfLocksClosed() {
-  if (controller_locks_closed.load()) throw CollectionStopped();
+  if (current_lock_gate && current_lock_gate->load()) throw CollectionStopped();
 }
+
+// For the span of one collection on this thread; throws at once when the
+// gate is closed already.
+class LockGateScope {
+ public:
+  explicit LockGateScope(const std::atomic<bool>& closed) : previous_(current_lock_gate) {
+    current_lock_gate = &closed;
+    try {
+      ThrowIfLocksClosed();
+    } catch (...) {
+      current_lock_gate = previous_;
+      throw;
+    }
+  }
+  ~LockGateScope() { current_lock_gate = previous_; }
+  LockGateScope(const LockGateScope&) = delete;
+  LockGateScope& operator=(const LockGateScope&) = delete;
+
+ private:
+  const std::atomic<bool>* previous_;
+};
 
 // lock_slurmctld() for the lifetime of the object, timing wait and hold
 // (the wait for slurmctld's locks, not for our turn).

@@ -150,8 +150,22 @@ void MarkForkedChild() { g_in_forked_child.store(true); }
 
 }  // namespace
 
+// A generation that failed to start is stopped as StopRuntime() stops one:
+// threads it started may already wait for the locks init()'s caller
+// holds (a 22.05 reconfigure), so it is leaked rather than destroyed then.
+void DiscardFailedStart(std::shared_ptr<Generation>& failed) noexcept {
+  if (!failed) return;
+  try {
+    if (failed->exporter.Stop() > 0) new std::shared_ptr<Generation>(failed);
+  } catch (...) {
+    new std::shared_ptr<Generation>(failed);  // not stopped: never destroyed
+  }
+  failed.reset();
+}
+
 Exporter* StartRuntime(Carrier carrier) {
   std::lock_guard lock(g_mu);
+  std::shared_ptr<Generation> running;
   try {
     if (!g_state) {
       g_state = new State();
@@ -164,8 +178,7 @@ Exporter* StartRuntime(Carrier carrier) {
     std::optional<Config> config = LoadRuntimeConfig(carrier);
     if (!config) return nullptr;
     const OfflineControl offline = OfflineHooks ? OfflineHooks() : OfflineControl{};
-    controller_locks_closed.store(false);  // adapter_util.h
-    auto running = std::make_shared<Generation>(std::move(*config), carrier, offline);
+    running = std::make_shared<Generation>(std::move(*config), carrier, offline);
     running->source.SetClock(offline.unix_now);
     running->exporter.monitoring().SetBuildInfo(
         {SM_VERSION, SLURM_VERSION_STRING, CarrierName(carrier)});
@@ -177,6 +190,7 @@ Exporter* StartRuntime(Carrier carrier) {
   } catch (...) {
     error("soperator-metrics: not started: unknown error");
   }
+  DiscardFailedStart(running);
   return nullptr;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "base/log.h"
 
+#include <atomic>
 #include <cstdio>
 
 namespace sm {
@@ -12,25 +13,27 @@ void StderrSink(LogLevel level, const char* message) {
                kNames[static_cast<int>(level)], message);
 }
 
-LogSink g_sink = StderrSink;
-LogLevel g_threshold = LogLevel::kInfo;
+// Atomic: a collection thread a stop did not wait for may still log while
+// the runtime sets the sink again (docs/architecture.md, "Stopping").
+std::atomic<LogSink> g_sink{StderrSink};
+std::atomic<LogLevel> g_threshold{LogLevel::kInfo};
 
 }  // namespace
 
 void SetLogSink(LogSink sink, LogLevel threshold) {
-  g_sink = sink ? sink : StderrSink;
-  g_threshold = threshold;
+  g_sink.store(sink ? sink : StderrSink);
+  g_threshold.store(threshold);
 }
 
 void Log(LogLevel level, std::string_view message) {
-  if (level < g_threshold) return;
+  if (level < g_threshold.load()) return;
   const std::string copy(message);  // sinks take C strings
-  g_sink(level, copy.c_str());
+  g_sink.load()(level, copy.c_str());
 }
 
 void LogNotice(std::string_view message) {
   const std::string copy(message);
-  g_sink(LogLevel::kInfo, copy.c_str());
+  g_sink.load()(LogLevel::kInfo, copy.c_str());
 }
 
 std::string Printable(std::string_view s, size_t max_bytes) {
