@@ -3,8 +3,8 @@
 """Our HTTP listener (plugin/service/http_listener.h, http/) against Debian's real
 curl and openssl: TLS with a CA made here, client certificates for each
 client_auth_type, basic auth with bcrypt hashes from Python's crypt module,
-the allow-list, IPv6 loopback, http_server_config headers, and the hostile
-clients of issue 11 (slowloris, 2,000 idle connections, absolute URIs,
+the allow-list, IPv6 loopback, http_server_config headers, and hostile
+clients (slowloris, 2,000 idle connections, absolute URIs,
 OPTIONS *, garbage request lines, Accept-Encoding q-values).
 
     test_listener.py HTTP_TEST_SERVER [TEST...]
@@ -73,7 +73,7 @@ def test_plain_http():
         check(b"Re-using existing connection" in p.stderr, "keep-alive: connection not reused")
         check(curl(f"{base}/nope")[2].startswith("HTTP/1.1 404"), "404")
 
-        # Accept-Encoding per RFC 9110 (issue 11's probes).
+        # Accept-Encoding per RFC 9110 (a hostile client's probes).
         for value, gz in (("gzip", True), ("GZIP", True), ("gzip;q=0.5", True),
                           ("gzip;q=0", False), ("identity, gzip;q=0", False),
                           ("nogzip", False), ("*;q=0", False), ("br, *", True)):
@@ -83,7 +83,7 @@ def test_plain_http():
             check(body[:2] == b"\x1f\x8b" if gz else body.startswith(b"# HELP"),
                   f"Accept-Encoding: {value}: body does not match the encoding")
 
-        # Absolute URI and OPTIONS (issue 11: no response at all before).
+        # Absolute URI and OPTIONS (once answered with nothing at all).
         r = raw(s.port, b"GET http://127.0.0.1:8080/whoami?x=1 HTTP/1.1\r\nHost: x\r\n"
                         b"Connection: close\r\n\r\n")
         check(status_line(r) == b"HTTP/1.1 200 OK" and b"path=/whoami query=x=1" in r,
@@ -342,7 +342,7 @@ def test_bad_web_configs(pki):
     print(f"ok: {len(cases)} bad web configs refused with the reason; nothing listens")
 
 
-# ---- hostile clients (issue 11) ---------------------------------------------
+# ---- hostile clients ---------------------------------------------------------
 
 def timed_scrape(port):
     t0 = time.monotonic()

@@ -39,8 +39,8 @@ struct ClusterState {
   std::shared_ptr<const NodeSnapshot> nodes;
   std::shared_ptr<const JobSnapshot> jobs;
   std::shared_ptr<const DiagSnapshot> diag;
-  // The accounting side (issue 14; docs/metrics.md says which path serves
-  // which). Initialised, so the three-part aggregates above still build.
+  // The accounting side (docs/accounting-families.md; docs/metrics.md says
+  // which path serves which). Initialised, so the three-part aggregates above still build.
   std::shared_ptr<const ShareSnapshot> shares = nullptr;
   std::shared_ptr<const QosSnapshot> qos = nullptr;
   std::shared_ptr<const LicenseSnapshot> licenses = nullptr;
