@@ -338,7 +338,7 @@ TEST(Collector, StopRenderingDoesNotWaitForACollection) {
   src.WaitEntered(1);
   c.StopRendering();  // returns although nodes is still held
   src.Release();
-  c.Stop();  // the held worker returns now and is joined
+  EXPECT_EQ(c.Stop(5s), 0);  // the released worker ends within the grace: joined
 }
 
 // Slurm 22.05 and 23.02 call fini() with every slurmctld write lock held
@@ -501,7 +501,15 @@ TEST(Collector, ResultFromBeforeStandbyIsNotServed) {
   c.CollectOnce();  // the next tick finds the controller in standby
   EXPECT_FALSE(c.Ready());
   src.Release();  // tick 1's nodes collection completes only now
-  c.Stop();
+  // Finished (applied or dropped as stale) before we go on: its inflight
+  // gauge is back to 0. Stop() would not wait for it.
+  const std::string done = "slurm_exporter_collector_inflight{collector=\"nodes\"} 0";
+  for (int i = 0; i < 500; ++i) {
+    const V now = Samples(testing::RenderMonitoring(mon), "slurm_exporter_collector_inflight");
+    if (std::find(now.begin(), now.end(), done) != now.end()) break;
+    std::this_thread::sleep_for(10ms);
+  }
+  EXPECT_EQ(c.Stop(5s), 0);  // it may still be on its way out: a grace
   EXPECT_FALSE(c.Ready());
   EXPECT_EQ(c.Get(Endpoint::kSoperator, Format::kText, View::kFull)->text(), "");
   // Back in control: collections are applied again.
