@@ -7,6 +7,7 @@ with the time it was asked (../shared/reference/slurm-internals.md 1.5)."""
 import http.client
 import os
 import socket
+import subprocess
 import threading
 import time
 
@@ -14,6 +15,22 @@ import time
 # deadline, gdb stacks, exit status in words, zombie reaping, port probe.
 from test_shutdown import (become_subreaper, describe, port_open,  # noqa: F401
                            reap_orphans, thread_stacks, wait_exit)
+
+
+def reconfigure(env, timeout):
+    """`scontrol reconfigure` within `timeout` seconds: None when it
+    succeeded, else what went wrong (its exit status and stderr, or that it
+    did not return), with the time it took."""
+    t0 = time.monotonic()
+    try:
+        r = subprocess.run(["scontrol", "reconfigure"], env=env, capture_output=True,
+                           text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return f"scontrol reconfigure did not return in {timeout} s"
+    if r.returncode != 0:
+        return (f"scontrol reconfigure exit {r.returncode} after "
+                f"{time.monotonic() - t0:.1f} s: {r.stderr.strip()}")
+    return None
 
 
 def proc_state(pid):

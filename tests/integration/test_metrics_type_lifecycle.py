@@ -35,7 +35,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import Cluster, wait_for  # noqa: E402
 from lifecycle import (alive, become_subreaper, describe, port_open,  # noqa: E402
-                       reap_orphans, thread_stacks, wait_exit)
+                       reap_orphans, reconfigure, thread_stacks, wait_exit)
 from test_shutdown import CTLD_REQUESTS, REQUESTS, Scrapers  # noqa: E402
 
 SINFO_BOUND = 8
@@ -90,16 +90,9 @@ def main():
             with open(conf, "w") as f:
                 f.write(base if loaded else base.replace(line + "\n", "#" + line + "\n"))
             what = "added" if loaded else "removed"
-            problems = []
             t0 = time.monotonic()
-            try:
-                r = subprocess.run(["scontrol", "reconfigure"], env=c.env, capture_output=True,
-                                   text=True, timeout=RECONFIGURE_TIMEOUT)
-                if r.returncode != 0:
-                    problems.append(f"scontrol reconfigure exit {r.returncode}: "
-                                    f"{r.stderr.strip()}")
-            except subprocess.TimeoutExpired:
-                problems.append(f"scontrol reconfigure did not return in {RECONFIGURE_TIMEOUT} s")
+            failed = reconfigure(c.env, RECONFIGURE_TIMEOUT)
+            problems = [failed] if failed else []
             t_reconf = time.monotonic() - t0
             if not problems:
                 # sinfo until it answers (slurmctld may still be starting

@@ -38,7 +38,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import Cluster  # noqa: E402
-from lifecycle import alive, port_open, thread_stacks  # noqa: E402
+from lifecycle import alive, port_open, reconfigure, thread_stacks  # noqa: E402
 
 # sinfo answers in well under a second on an idle loopback controller;
 # its own MessageTimeout (10 s) makes a deadlocked one fail with "Socket
@@ -80,17 +80,8 @@ def main():
                 f.write(base if loaded else base.replace(line, "#" + line))
             what = "back in" if loaded else "out"
             t0 = time.monotonic()
-            problems = []
-            try:
-                r = subprocess.run(["scontrol", "reconfigure"], env=c.env,
-                                   capture_output=True, text=True,
-                                   timeout=RECONFIGURE_BOUND)
-                if r.returncode != 0:
-                    problems.append(f"scontrol reconfigure exit {r.returncode}: "
-                                    f"{r.stderr.strip()}")
-            except subprocess.TimeoutExpired:
-                problems.append(f"scontrol reconfigure did not return in "
-                                f"{RECONFIGURE_BOUND} s")
+            failed = reconfigure(c.env, RECONFIGURE_BOUND)
+            problems = [failed] if failed else []
             t_reconf = time.monotonic() - t0
             t1 = time.monotonic()
             try:

@@ -33,7 +33,6 @@ import contextlib
 import os
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -41,7 +40,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import Cluster  # noqa: E402
 from lifecycle import (NotifySocket, Prober, alive, become_subreaper,  # noqa: E402
-                       ctld_pids, reap_orphans, thread_stacks)
+                       ctld_pids, reap_orphans, reconfigure, thread_stacks)
 from test_shutdown import REQUESTS, Scrapers  # noqa: E402
 
 RECONFIGURE_TIMEOUT = 60
@@ -96,18 +95,9 @@ def run_carrier(version, plugin_dir, carrier, rounds):
                 return gaps, failures, clean
             for rnd in range(1, rounds + 1):
                 old_gen = ctld_pids(conf)
-                problems = []
                 t0 = time.monotonic()
-                try:
-                    r = subprocess.run(["scontrol", "reconfigure"], env=c.env,
-                                       capture_output=True, text=True,
-                                       timeout=RECONFIGURE_TIMEOUT)
-                    if r.returncode != 0:
-                        problems.append(f"scontrol reconfigure exit {r.returncode} after "
-                                        f"{time.monotonic() - t0:.1f} s: {r.stderr.strip()}")
-                except subprocess.TimeoutExpired:
-                    problems.append(f"scontrol reconfigure did not return in "
-                                    f"{RECONFIGURE_TIMEOUT} s")
+                failed = reconfigure(c.env, RECONFIGURE_TIMEOUT)
+                problems = [failed] if failed else []
                 got = notify.wait_mainpid(since=t0, timeout=MAINPID_BOUND)
                 new = got[1] if got else None
                 if new == old:
