@@ -194,7 +194,6 @@ void Collector::StopRendering() {
   if (render_thread_.joinable()) render_thread_.join();
 }
 
-
 void Collector::CollectOnce() { StartTick(true); }
 
 bool Collector::Ready() const {

@@ -148,20 +148,28 @@ void StopServingAtExit() {
 
 void MarkForkedChild() { g_in_forked_child.store(true); }
 
-}  // namespace
-
-// A generation that failed to start is stopped as StopRuntime() stops one:
-// threads it started may already wait for the locks init()'s caller
-// holds (a 22.05 reconfigure), so it is leaked rather than destroyed then.
-void DiscardFailedStart(std::shared_ptr<Generation>& failed) noexcept {
-  if (!failed) return;
+// Stops `g` and lets go of it. When a collection thread it started may
+// still be waiting for slurmctld (its locks, or an RPC to it), or stopping
+// failed, the generation is kept for good instead: those threads end on
+// their own, after what they wait for, and what they read stays alive,
+// and so does their code (the carriers are linked with -z nodelete,
+// plugin/slurm/meson.build; 22.05 and 23.02 dlclose() the plugin right
+// after fini()). Otherwise the last holder deletes it: here, or a route
+// handler of slurmctld's still inside (CloseSlurmctldRoutes() waits for
+// them only so long), which then joins nothing. Returns the threads left
+// running, -1 when stopping failed.
+int StopOrKeep(std::shared_ptr<Generation>& g) noexcept {
+  int left = -1;
   try {
-    if (failed->exporter.Stop() > 0) new std::shared_ptr<Generation>(failed);
+    left = g->exporter.Stop();
   } catch (...) {
-    new std::shared_ptr<Generation>(failed);  // not stopped: never destroyed
   }
-  failed.reset();
+  if (left != 0) new std::shared_ptr<Generation>(g);
+  g.reset();
+  return left;
 }
+
+}  // namespace
 
 Exporter* StartRuntime(Carrier carrier) {
   std::lock_guard lock(g_mu);
@@ -190,7 +198,8 @@ Exporter* StartRuntime(Carrier carrier) {
   } catch (...) {
     error("soperator-metrics: not started: unknown error");
   }
-  DiscardFailedStart(running);
+  // Started threads may already wait for the locks init()'s caller holds.
+  if (running) StopOrKeep(running);
   return nullptr;
 }
 
@@ -203,26 +212,13 @@ void StopRuntime() {
   if (!g_state || !g_state->running) return;
   std::shared_ptr<Generation> stopped = std::move(g_state->running);
   g_state->running = nullptr;
-  try {
-    const int left = stopped->exporter.Stop();
-    if (left > 0) {
-      // They end on their own, after the lock they wait for; what they
-      // read stays alive for them, never freed (the collected state and
-      // the bodies were let go of already), and so does their code: the
-      // carriers are linked with -z nodelete (plugin/slurm/meson.build),
-      // and 22.05 and 23.02 dlclose() the plugin right after this fini().
-      new std::shared_ptr<Generation>(stopped);
-      LogInfo("stopped; " + std::to_string(left) +
-              " collection thread(s) were waiting for slurmctld (its locks, "
-              "or an RPC to it) and end on their own when that returns");
-    }
-  } catch (...) {
+  const int left = StopOrKeep(stopped);
+  if (left > 0)
+    LogInfo("stopped; " + std::to_string(left) +
+            " collection thread(s) were waiting for slurmctld (its locks, "
+            "or an RPC to it) and end on their own when that returns");
+  else if (left < 0)
     error("soperator-metrics: error while stopping");
-  }
-  // The last holder deletes it: here, or a route handler of slurmctld's
-  // still inside (CloseSlurmctldRoutes() waits for them only so long).
-  // With every thread joined, that deletion joins nothing.
-  stopped.reset();
   SetLogSink(nullptr, LogLevel::kInfo);
 }
 
