@@ -72,8 +72,8 @@ bool IsTime(std::string_view field) {
 
 // Each field of Job, changed alone, changes the content: a field the
 // fingerprint missed would let a taken group serve stale rows. (The
-// structured bindings in snapshot_content.cc stop the build when Job gains
-// a field.) Each but the start and end times also changes the content
+// structured binding of Fields(const Job&) in snapshot.h stops the build
+// when Job gains a field.) Each but the start and end times also changes the content
 // besides the times, and those two do not.
 TEST(JobsContent, EveryFieldCounts) {
   const JobsContents base = ContentOf(FullJob());

@@ -162,6 +162,37 @@ struct Node {
   int64_t gpus_tres = 0;
 };
 
+// Every field of a record, once, in declaration order: Fields(record, f)
+// calls f with all of them, for code that must see each one (what two
+// snapshots are compared by, snapshot_content.cc). The structured binding
+// stops the build when a field is added to the struct and not named here
+// (and so not compared: a render would keep that field's families stale,
+// docs/performance.md "Render cost that follows change").
+template <class F>
+decltype(auto) Fields(const GresCount& g, F&& f) {
+  const auto& [type, count] = g;
+  return f(type, count);
+}
+
+template <class F>
+decltype(auto) Fields(const NodeState& s, F&& f) {
+  const auto& [base, flags] = s;
+  return f(base, flags);
+}
+
+template <class F>
+decltype(auto) Fields(const Node& n, F&& f) {
+  const auto& [name, instance_id, address, comment, reason, reservation, tres, state,
+               stored_base, statistics_base, partitions, cpus, alloc_cpus, alloc_idle_cpus,
+               effective_cpus, real_memory_mb, alloc_memory_mb, free_memory_mb,
+               specialized_memory_mb, gres_configured, gres_used, state_long, gpus_total,
+               gpus_alloc, gpus_tres] = n;
+  return f(name, instance_id, address, comment, reason, reservation, tres, state, stored_base,
+           statistics_base, partitions, cpus, alloc_cpus, alloc_idle_cpus, effective_cpus,
+           real_memory_mb, alloc_memory_mb, free_memory_mb, specialized_memory_mb,
+           gres_configured, gres_used, state_long, gpus_total, gpus_alloc, gpus_tres);
+}
+
 struct Partition {
   std::string_view name;               // part_ptr->name
   std::vector<uint32_t> node_indices;  // into NodeSnapshot::nodes
@@ -175,6 +206,13 @@ struct Partition {
   // part_ptr->node_bitmap for their slots).
   std::vector<uint32_t> unlisted_node_indices;
 };
+
+template <class F>
+decltype(auto) Fields(const Partition& p, F&& f) {
+  const auto& [name, node_indices, total_cpus, total_nodes, max_nodes, unlisted_node_indices] =
+      p;
+  return f(name, node_indices, total_cpus, total_nodes, max_nodes, unlisted_node_indices);
+}
 
 struct NodeSnapshot {
   // Every field of every node, partition and unlisted node, as
@@ -318,6 +356,34 @@ struct Job {
   // Node slots of job_ptr->node_bitmap while RUNNING or SUSPENDED.
   std::vector<uint32_t> node_indices;
 };
+
+// A field that moves with the clock alone: a pending job whose estimated
+// start has passed shows the collection's time as its start, as squeue
+// does (JobSnapshot::ContentBesidesTimes leaves these out).
+template <class T>
+struct Clocked {
+  const T& value;
+};
+template <class T>
+Clocked(const T&) -> Clocked<T>;
+
+template <class F>
+decltype(auto) Fields(const Job& j, F&& f) {
+  const auto& [id, name, state, flags, state_reason, partition, user_id, user_name, mail_user,
+               std_err, std_out, nodes, node_count, array_job_id, array_task_id,
+               array_task_string, submit_time, start_time, end_time, tres_alloc, tres_req,
+               cpus, memory_per_node_mb, account, statistics_partition, squeue_pending,
+               squeue_reason, held, waits_part_node_limit, reason_has_part_node_limit_bit,
+               cpus_alloc, memory_alloc_mb, gpus_alloc, gpus_tres, min_nodes, max_nodes,
+               array_pending_tasks, node_indices] = j;
+  return f(id, name, state, flags, state_reason, partition, user_id, user_name, mail_user,
+           std_err, std_out, nodes, node_count, array_job_id, array_task_id, array_task_string,
+           submit_time, Clocked{start_time}, Clocked{end_time}, tres_alloc, tres_req, cpus,
+           memory_per_node_mb, account, statistics_partition, squeue_pending, squeue_reason,
+           held, waits_part_node_limit, reason_has_part_node_limit_bit, cpus_alloc,
+           memory_alloc_mb, gpus_alloc, gpus_tres, min_nodes, max_nodes, array_pending_tasks,
+           node_indices);
+}
 
 struct JobSnapshot {
   // Every field of every job, in order, and the flag below: two snapshots
