@@ -49,6 +49,11 @@ void FreeReservations();
 // slurmctld's license list (licenses.c), behind get_all_license_info(),
 // which the shim defines as slurmctld does for the release.
 void BuildLicenses(const std::vector<LicenseIn>& licenses);
+
+// slurm.conf's NodeSet= lines and topology/block's blocks, served where
+// slurmctld's read_config.c and topology interface would
+// (build_node_groups.cc); an empty ClusterIn clears them.
+void BuildNodeGroups(const ClusterIn& in);
 void FreeLicenses();
 
 // assoc_mgr's TRES table (the built-in TRES, or `tres_names` in sshare's

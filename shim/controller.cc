@@ -22,6 +22,7 @@ void ClearLocked() {
   FreeLicenses();
   FreeAssociations();
   FreeQos();
+  BuildNodeGroups(ClusterIn{});
   FreeNodes();
   PublishStatistics(nullptr);
 }
@@ -76,6 +77,7 @@ void LoadClusterState(const ClusterIn& in) {
     const PartitionTable partitions = BuildPartitions(in, nodes);
     BuildReservations(nodes, table, in.reservations ? &*in.reservations : nullptr);
     if (in.licenses) BuildLicenses(*in.licenses);
+    BuildNodeGroups(in);
     if (in.qos || in.shares || !in.tres_names.empty())
       BuildQos(in.qos ? *in.qos : std::vector<QosIn>{}, in.tres_names);
     if (in.shares) BuildAssociations(*in.shares);

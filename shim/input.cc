@@ -128,6 +128,7 @@ void ReadInputText(const std::string& text, const std::string& path,
   if (first == std::string::npos)
     throw InputError(path + ": empty file; expected a Slurm JSON dump");
   if (text[first] != '{' && text[first] != '[') {
+    if (ReadNodeGroupsText(text, path, state)) return;
     ReadSdiagText(text, path, state, users);
     return;
   }

@@ -63,6 +63,12 @@ void AddJobs(const json& array_or_object, const At& at, ClusterIn& state,
 void AddPartitions(const json& array, const At& at, ClusterIn& state);
 void SetDiag(const json& statistics, const At& at, ClusterIn& state,
              UserTable& users);
+// slurm.conf's NodeSet= lines, `scontrol show topology` of topology/block
+// or topology.conf's BlockName= lines: true when `text` is one of those
+// (a line starting with NodeSet=, BlockName= or AggregatedBlock=), and
+// then its lines are in `state`.
+bool ReadNodeGroupsText(const std::string& text, const std::string& file, ClusterIn& state);
+
 void ReadSdiagText(const std::string& text, const std::string& file,
                    ClusterIn& state, UserTable& users);
 

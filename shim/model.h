@@ -170,6 +170,19 @@ struct ShareIn {
   int64_t usage = 0;  // RawUsage
 };
 
+// One NodeSet= line of slurm.conf: its Nodes= host list and/or Feature=.
+struct NodeSetIn {
+  std::string name, nodes, feature;
+};
+
+// One block of topology/block, as `scontrol show topology` prints it
+// (BlockName=, or AggregatedBlock= for a block of blocks) or topology.conf
+// declares it (BlockName=).
+struct BlockIn {
+  std::string name, nodes;
+  bool aggregated = false;
+};
+
 // One cluster state: what a set of dumps taken together describe. A part
 // that no input provided stays unset.
 struct ClusterIn {
@@ -181,6 +194,10 @@ struct ClusterIn {
   std::optional<std::vector<ReservationIn>> reservations;
   std::optional<std::vector<QosIn>> qos;
   std::optional<std::vector<ShareIn>> shares;
+  // slurm.conf's NodeSet= lines and the block topology, from the text of
+  // slurm.conf / `scontrol show topology` (input_conf_text.cc).
+  std::vector<NodeSetIn> nodesets;
+  std::vector<BlockIn> blocks;
   // The TRES names in assoc_mgr's order, as sshare --json lists them.
   std::vector<std::string> tres_names;
   std::string cluster_name;

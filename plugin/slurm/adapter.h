@@ -35,6 +35,7 @@ struct NodeCopySizes {
   size_t unlisted = 0;
   size_t partitions = 0;
   size_t gres = 0;  // GresUsed entries of all nodes
+  size_t nodesets = 0;  // NodeSet= lines of slurm.conf
 };
 struct JobCopySizes {
   size_t jobs = 0;

@@ -8,6 +8,7 @@
 #include "adapter_accounting.h"
 #include "adapter_util.h"
 #include "mixed_rule.h"
+#include "node_groups.h"
 #include "families/accounting/node_gres.h"
 
 namespace sm::slurm {
@@ -215,6 +216,7 @@ struct NodeCopy {
   std::vector<std::string_view> resv_names;
   std::vector<Partition> partitions;
   std::vector<GresCount> gres_used;  // every listed node's (Raw::gres_begin)
+  NodeGroupCopy groups;
 };
 
 void SizeForSlots(NodeCopy& c, size_t slots) {
@@ -239,6 +241,8 @@ void PresizeNodeCopy(NodeCopy& c, const NodeCopySizes& last) {
   c.partitions.clear();
   c.gres_used.resize(last.gres + last.gres / 8 + 64);
   c.gres_used.clear();
+  c.groups.nodesets.reserve(last.nodesets + 16);
+  c.groups.feature_set_by_slot.reserve(last.slots);
   c.snap->arena.Reserve(last.bytes * 9 / 8);
 }
 
@@ -327,6 +331,7 @@ bool CopyNodesLocked(NodeCopy& c, LockTiming& timing, std::string& error,
   if (count != c.slots) SizeForSlots(c, count);  // allocates: the table changed
   CopyNodeTable(c);
   CopyPartitions(c);
+  CopyNodeSetsLocked(c.groups, c.snap->arena, c.slots);
 #if !SM_SLURM_AT_LEAST(23, 2)
   CopyActiveReservations(c, now);
 #endif
@@ -392,14 +397,17 @@ void DeriveNodes(NodeCopy& c) {
   }
   std::unordered_map<uint32_t, Where> where;
   where.reserve(c.raws.size());
+  std::vector<uint32_t> listed_slots(c.n_listed);
   uint32_t listed_pos = 0, unlisted_pos = 0;
   for (const Raw& raw : c.raws) {
     const uint32_t pos = raw.listed ? listed_pos++ : unlisted_pos++;
     where[raw.index] = {raw.listed, pos};
+    if (raw.listed) listed_slots[pos] = raw.index;
     Node& n = raw.listed ? snap.nodes[pos] : snap.unlisted_nodes[pos];
     DeriveNode(c, raw, n, std::move(part_names[raw.index]));
   }
   PlacePartitions(c, where);
+  AssignNodeGroups(c.groups, listed_slots, snap);
 }
 
 }  // namespace
@@ -430,7 +438,9 @@ std::shared_ptr<NodeSnapshot> ControllerSource::CollectNodes(
   if (!CopyNodesLocked(c, timing, error, Now())) return nullptr;
   node_sizes_.Store({c.slots, c.members.size(), c.snap->arena.bytes_used(),
                      c.snap->unlisted_nodes.size(), c.partitions.size(),
-                     c.gres_used.size()});
+                     c.gres_used.size(), c.groups.nodesets.size()});
+  // After the node copy's hold, in one of its own (node_groups.h).
+  CopyBlocks(c.groups, c.snap->arena, timing);
   DeriveNodes(c);
   return std::move(c.snap);
 }

@@ -111,6 +111,13 @@ struct Node {
   // (23.02+); on 22.05 the last active resv_list entry holding the node.
   std::string_view reservation;
   std::string_view tres;  // node_ptr->tres_fmt_str, e.g. cpu=16,mem=191356M
+  // Soperator's two topology labels, from Slurm's configuration rather
+  // than Kubernetes (docs/metrics.md, "Where nodeset_name and
+  // nvlink_instance_group come from"): the first NodeSet= line of
+  // slurm.conf holding the node, and the topology/block base block holding
+  // it; "" when none.
+  std::string_view nodeset;
+  std::string_view nvlink_instance_group;
 
   // The state as `scontrol show nodes`/slurmrestd of this release print it
   // (slurm_load_node() with SHOW_MIXED): slurmctld's base, rewritten to
@@ -182,13 +189,13 @@ decltype(auto) Fields(const NodeState& s, F&& f) {
 
 template <class F>
 decltype(auto) Fields(const Node& n, F&& f) {
-  const auto& [name, instance_id, address, comment, reason, reservation, tres, state,
-               stored_base, statistics_base, partitions, cpus, alloc_cpus, alloc_idle_cpus,
+  const auto& [name, instance_id, address, comment, reason, reservation, tres, nodeset,
+               nvlink_instance_group, state, stored_base, statistics_base, partitions, cpus, alloc_cpus, alloc_idle_cpus,
                effective_cpus, real_memory_mb, alloc_memory_mb, free_memory_mb,
                specialized_memory_mb, gres_configured, gres_used, state_long, gpus_total,
                gpus_alloc, gpus_tres] = n;
-  return f(name, instance_id, address, comment, reason, reservation, tres, state, stored_base,
-           statistics_base, partitions, cpus, alloc_cpus, alloc_idle_cpus, effective_cpus,
+  return f(name, instance_id, address, comment, reason, reservation, tres, nodeset,
+           nvlink_instance_group, state, stored_base, statistics_base, partitions, cpus, alloc_cpus, alloc_idle_cpus, effective_cpus,
            real_memory_mb, alloc_memory_mb, free_memory_mb, specialized_memory_mb,
            gres_configured, gres_used, state_long, gpus_total, gpus_alloc, gpus_tres);
 }
