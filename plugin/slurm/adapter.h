@@ -23,7 +23,7 @@
 namespace sm::slurm {
 
 // The StdOut/StdErr paths one jobs collection derived, by job id, with a
-// fingerprint of what each was derived from (adapter_jobs.cc).
+// fingerprint of what each was derived from (job_stdio.h).
 struct StdioMemo;
 
 // What the last node and job copies held: the next copy allocates that

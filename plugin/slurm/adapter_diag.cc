@@ -49,24 +49,10 @@ void CopyExits(const uint32_t* counts, uint32_t n,
 }
 #endif
 
-}  // namespace
-
-std::shared_ptr<DiagSnapshot> ControllerSource::CollectDiag(LockTiming&,
-                                                            std::string& error) {
-  const LockGateScope gate(locks_closed_);  // adapter_util.h
-  stats_info_request_msg_t req = {};
-  req.command_id = STAT_COMMAND_GET;
-  stats_info_response_msg_t* resp = nullptr;
-  // slurmctld's handler of this RPC takes its locks: the rule of ours
-  // applies (adapter_util.h).
-  ThrowIfLocksClosed();
-  if (slurm_get_statistics(&resp, &req) != SLURM_SUCCESS || !resp) {
-    error = std::string("sdiag statistics RPC failed: ") + slurm_strerror(errno);
-    return nullptr;
-  }
-  auto snap = std::make_shared<DiagSnapshot>();
+// Per RPC type and per user: count and total time.
+void CopyRpcStats(const stats_info_response_msg_t* resp, UserNames& users,
+                  DiagSnapshot* snap) {
   Arena& arena = snap->arena;
-  snap->server_thread_count = resp->server_thread_count;
   {
     // rpc_num2string() formats unknown opcodes into a static buffer.
     static std::mutex names_mu;
@@ -82,12 +68,16 @@ std::shared_ptr<DiagSnapshot> ControllerSource::CollectDiag(LockTiming&,
   for (uint32_t i = 0; i < resp->rpc_user_size; ++i) {
     RpcUserStat s;
     s.user_id = resp->rpc_user_id[i];
-    s.user = arena.Store(users_.Name(resp->rpc_user_id[i]));
+    s.user = arena.Store(users.Name(resp->rpc_user_id[i]));
     s.count = resp->rpc_user_cnt[i];
     s.total_time_us = resp->rpc_user_time[i];
     snap->rpc_users.push_back(s);
   }
-  SchedulerStats& st = snap->sched;
+}
+
+// The main scheduler's and backfill's counters, field by field.
+void CopySchedulerStats(const stats_info_response_msg_t* resp,
+                        SchedulerStats& st) {
   st.time = resp->req_time;
   st.req_time_start = resp->req_time_start;
   st.agent_queue_size = resp->agent_queue_size;
@@ -131,6 +121,27 @@ std::shared_ptr<DiagSnapshot> ControllerSource::CollectDiag(LockTiming&,
             st.schedule_exit);
   CopyExits(resp->bf_exit, resp->bf_exit_cnt, kBackfillExits, st.bf_exit);
 #endif
+}
+
+}  // namespace
+
+std::shared_ptr<DiagSnapshot> ControllerSource::CollectDiag(LockTiming&,
+                                                            std::string& error) {
+  const LockGateScope gate(locks_closed_);  // adapter_util.h
+  stats_info_request_msg_t req = {};
+  req.command_id = STAT_COMMAND_GET;
+  stats_info_response_msg_t* resp = nullptr;
+  // slurmctld's handler of this RPC takes its locks: the rule of ours
+  // applies (adapter_util.h).
+  ThrowIfLocksClosed();
+  if (slurm_get_statistics(&resp, &req) != SLURM_SUCCESS || !resp) {
+    error = std::string("sdiag statistics RPC failed: ") + slurm_strerror(errno);
+    return nullptr;
+  }
+  auto snap = std::make_shared<DiagSnapshot>();
+  snap->server_thread_count = resp->server_thread_count;
+  CopyRpcStats(resp, users_, snap.get());
+  CopySchedulerStats(resp, snap->sched);
   slurm_free_stats_response_msg(resp);
   return snap;
 }

@@ -27,7 +27,7 @@ TARGET_LABELS = {"cluster", "instance", "job", "namespace", "pod", "container",
                  "endpoint", "service"}
 PATHS = ["/metrics", "/metrics/nodes", "/metrics/jobs", "/metrics/partitions",
          "/metrics/scheduler", "/metrics/jobs-users-accts"]
-# Every value these enumerated labels can take (plugin/slurm/adapter_jobs.cc
+# Every value these enumerated labels can take (plugin/slurm/job_copy.cc
 # MapBase, plugin/core/model/node_state.cc; docs/metrics.md): a value the test cluster
 # did not reach is still fine when it is one of these.
 JOB_BASE_STATES = {"PENDING", "RUNNING", "SUSPENDED", "COMPLETED", "CANCELLED",

@@ -4,7 +4,7 @@
 // whole pattern with no bound, its result cut where scontrol cuts it
 // (snprintf into PATH_MAX: 4,095 bytes). The plugin hands the same function
 // only the part of the pattern that can reach those bytes
-// (StdioPatternNeeded() in plugin/slurm/adapter_jobs.cc, docs/compat.md);
+// (StdioPatternNeeded() in plugin/slurm/job_stdio.cc, docs/compat.md);
 // the test holds its result to this one.
 //
 // stdin: one JSON object per line {"pattern", "name", "user", "work_dir",

@@ -16,7 +16,11 @@
 #include <string_view>
 #include <vector>
 
+// The value parsers of the options, for the callers that read the same
+// values (the listeners, config_check).
+#include "config/bind_address.h"
 #include "config/cidr.h"
+#include "config/duration.h"
 #include "base/log.h"
 
 namespace sm {
@@ -80,29 +84,5 @@ using EnvLookup = std::function<const char*(const char*)>;
 Config LoadConfig(const std::optional<std::string>& file,
                   std::string_view file_name, const EnvLookup& env,
                   std::vector<ConfigMessage>& messages);
-
-// Prometheus style first ("1d", "2w", "1h30m"), then Go style ("0.5s",
-// "2h45m30.5s"), like Soperator's flag parser.
-std::optional<std::chrono::milliseconds> ParseDuration(std::string_view s);
-
-// Where a listener binds: ":8080" (every address, IPv6 and IPv4),
-// "127.0.0.1:8080", "[::1]:8080", "[::]:8080", "localhost:8080" (127.0.0.1).
-// Host names are not resolved. Port 0 means any free port (tests).
-struct BindAddress {
-  enum class Family { kAny, kIPv4, kIPv6 };
-  Family family = Family::kAny;
-  std::string host;  // literal address without brackets; "" for kAny
-  int port = 0;
-  std::string str() const;  // as written back in logs: "[::1]:8080"
-};
-// nullopt when malformed, with the reason in *why.
-std::optional<BindAddress> ParseBindAddress(std::string_view bind_address,
-                                            std::string* why);
-
-// Whether listeners on `a` and `b` would claim one port on one address,
-// as the listener binds them: ":port" and "[::]:port" take every IPv6 and
-// IPv4 address, "0.0.0.0:port" every IPv4 one, anything else its one
-// address. Port 0 (any free port) never overlaps.
-bool BindAddressesOverlap(const BindAddress& a, const BindAddress& b);
 
 }  // namespace sm
