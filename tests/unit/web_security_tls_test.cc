@@ -23,8 +23,8 @@
 #include <string>
 #include <thread>
 
-#include "web_config.h"
-#include "web_security.h"
+#include "http/web_config.h"
+#include "http/web_security.h"
 
 namespace sm {
 namespace {

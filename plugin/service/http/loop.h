@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The event loop behind HttpListener (http_listener.h), private to it and
+// The event loop behind HttpListener (http/listener.h), private to it and
 // split by concern: loop.cc starts, stops and runs the epoll loop (accept,
 // deadlines); admission.cc decides who gets a slot (caps, eviction, TLS
 // handshake turns); connection.cc is the per-connection state machine
@@ -38,12 +38,12 @@
 #include <vector>
 
 #include "body.h"
-#include "http_listener.h"
-#include "http_parser.h"
+#include "http/listener.h"
+#include "http/parser.h"
 #include "base/log.h"
 #include "exposition/negotiation.h"
 #include "thread_util.h"
-#include "web_security.h"
+#include "http/web_security.h"
 
 namespace sm {
 namespace http_loop {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "web_security.h"
+#include "http/web_security.h"
 
 #include <arpa/inet.h>
 #include <crypt.h>

@@ -16,8 +16,8 @@
 #include <unordered_set>
 #include <vector>
 
-#include "http_types.h"
-#include "web_config.h"
+#include "http/types.h"
+#include "http/web_config.h"
 
 typedef struct ssl_st SSL;
 typedef struct ssl_ctx_st SSL_CTX;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // HttpListener's own methods; the event loop is in http/.
-#include "http_listener.h"
+#include "http/listener.h"
 
 #include "http/loop.h"
 
