@@ -8,7 +8,7 @@
 #include "exposition/negotiation.h"
 #include "families/accounting/node_gres.h"
 #include "slurmctld_routes.h"
-#include "web_security.h"
+#include "http/web_security.h"
 
 namespace sm {
 namespace {

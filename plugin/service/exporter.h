@@ -7,7 +7,7 @@
 
 #include "collector.h"
 #include "config/exporter_config.h"
-#include "http_listener.h"
+#include "http/listener.h"
 #include "families/soperator/self_monitoring.h"
 #include "source.h"
 

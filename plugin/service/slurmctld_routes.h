@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "serving/endpoints.h"
-#include "http_types.h"
+#include "http/types.h"
 
 namespace sm {
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // libFuzzer target: the listener's request head parser
-// (plugin/service/http_parser.h) on arbitrary bytes. Checks what the
+// (plugin/service/http/parser.h) on arbitrary bytes. Checks what the
 // listener relies on: a complete head lies within the input and the 8 KiB
 // limit, an error names a status the listener sends, no decoded path
 // holds a NUL, and the input fed in two parts (as reads deliver it) gets
@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "http_parser.h"
+#include "http/parser.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view in(reinterpret_cast<const char*>(data), size);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // libFuzzer target: the exporter-toolkit web config parser
-// (plugin/service/web_config.h) on arbitrary YAML. A verdict, never a crash
+// (plugin/service/http/web_config.h) on arbitrary YAML. A verdict, never a crash
 // or unbounded recursion; an accepted config keeps its invariants.
 #include <cstddef>
 #include <cstdint>
@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "web_config.h"
+#include "http/web_config.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view in(reinterpret_cast<const char*>(data), size);

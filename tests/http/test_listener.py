@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Our HTTP listener (plugin/service/http_listener.h, http/) against Debian's real
+"""Our HTTP listener (plugin/service/http/listener.h, http/) against Debian's real
 curl and openssl: TLS with a CA made here, client certificates for each
 client_auth_type, basic auth with bcrypt hashes from Python's crypt module,
 the allow-list, IPv6 loopback, http_server_config headers, and hostile

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The listener's event loop (plugin/service/http_listener.h) under hostile
+// The listener's event loop (plugin/service/http/listener.h) under hostile
 // timing, over loopback, with TLS off and on: client threads run random
 // scenarios for a bounded time each, with deadlines shortened so they all
 // fire:
@@ -43,8 +43,8 @@
 
 #include "body.h"
 #include "config/exporter_config.h"
-#include "http_listener.h"
-#include "web_security.h"
+#include "http/listener.h"
+#include "http/web_security.h"
 
 namespace sm {
 namespace {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Test-only: runs our real HTTP listener (plugin/service/http_listener.h)
+// Test-only: runs our real HTTP listener (plugin/service/http/listener.h)
 // with a fixed handler, for tests/http/test_listener.py (curl, openssl) and
 // bench/http_bench.sh. Not installed.
 //
@@ -21,8 +21,8 @@
 
 #include "collector.h"
 #include "config/exporter_config.h"
-#include "http_listener.h"
-#include "web_security.h"
+#include "http/listener.h"
+#include "http/web_security.h"
 
 namespace {
 

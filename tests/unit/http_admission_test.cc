@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "config/cidr.h"
-#include "http_listener.h"
+#include "http/listener.h"
 
 namespace sm {
 namespace {

@@ -3,7 +3,7 @@
 // and the malformed and oversized heads it must refuse.
 #include <gtest/gtest.h>
 
-#include "http_parser.h"
+#include "http/parser.h"
 
 namespace sm::http {
 namespace {

@@ -3,8 +3,8 @@
 // files exporter-toolkit refuses (tests/http/test_listener.py serves them).
 #include <gtest/gtest.h>
 
-#include "web_config.h"
-#include "web_security.h"
+#include "http/web_config.h"
+#include "http/web_security.h"
 
 namespace sm {
 namespace {

@@ -12,8 +12,8 @@
 #include <new>
 #include <string>
 
-#include "web_config.h"
-#include "web_security.h"
+#include "http/web_config.h"
+#include "http/web_security.h"
 
 namespace {
 // >= 0: the allocation that many allocations from now throws bad_alloc.

@@ -3,7 +3,7 @@
 // (web_security.h), over a socketpair: what a client that may send any
 // certificate (RequireAnyClientCert) can make the server hold. A chain
 // above kMaxClientCertListBytes is refused, and no session is kept or
-// handed out as a ticket (web_security.cc, LimitWhatClientsLeave).
+// handed out as a ticket (http/tls_context.cc, LimitWhatClientsLeave).
 #include <gtest/gtest.h>
 #include <openssl/ec.h>
 #include <openssl/err.h>
@@ -23,8 +23,8 @@
 #include <string>
 #include <thread>
 
-#include "web_config.h"
-#include "web_security.h"
+#include "http/web_config.h"
+#include "http/web_security.h"
 
 namespace sm {
 namespace {

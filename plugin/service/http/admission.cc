@@ -1,36 +1,42 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Who gets a slot: the caps, eviction and TLS handshake turns (http/loop.h).
-#include "http/loop.h"
+#include "http/admission.h"
+
+#include <sys/epoll.h>
+
+#include <algorithm>
 
 namespace sm {
+namespace http_loop {
 
-using namespace http_loop;
-
-bool HttpListener::Loop::MakeRoom(const std::string& key) {
-  const auto now = Clock::now();
-  while (true) {
-    const auto pp = per_peer_.find(key);
-    const bool peer_full =
-        pp != per_peer_.end() && pp->second >= o_.max_connections_per_peer;
-    if (!peer_full && conns_.size() < o_.max_connections) return true;
-    Conn* victim = nullptr;
-    std::pair<int, Clock::time_point> victim_rank;
-    for (auto& [id, c] : conns_) {
-      if (peer_full && c->peer_key != key) continue;
-      const auto rank = EvictionRank(*c, now);
-      if (!rank) continue;
-      if (!victim || *rank < victim_rank) {
-        victim = c.get();
-        victim_rank = *rank;
-      }
-    }
-    if (!victim) return false;
-    Close(*victim);
-  }
+bool Admission::Allowed(const IpAddress& ip) const {
+  return o_.allowed_networks.empty() || AnyContains(o_.allowed_networks, ip);
 }
 
-std::optional<std::pair<int, Clock::time_point>> HttpListener::Loop::EvictionRank(
-    const Conn& c, Clock::time_point now) {
+bool Admission::HasRoom(const std::string& key) const {
+  const auto pp = per_peer_.find(key);
+  const bool peer_full = pp != per_peer_.end() && pp->second >= o_.max_connections_per_peer;
+  return !peer_full && conns_.size() < o_.max_connections;
+}
+
+Conn* Admission::Victim(const std::string& key, Clock::time_point now) const {
+  const auto pp = per_peer_.find(key);
+  const bool peer_full = pp != per_peer_.end() && pp->second >= o_.max_connections_per_peer;
+  Conn* victim = nullptr;
+  std::pair<int, Clock::time_point> victim_rank;
+  for (auto& [id, c] : conns_) {
+    if (peer_full && c->peer_key != key) continue;
+    const auto rank = EvictionRank(*c, now);
+    if (!rank) continue;
+    if (!victim || *rank < victim_rank) {
+      victim = c.get();
+      victim_rank = *rank;
+    }
+  }
+  return victim;
+}
+
+std::optional<std::pair<int, Clock::time_point>> Admission::EvictionRank(const Conn& c,
+                                                                        Clock::time_point now) {
   const int kept = c.authenticated ? 2 : 0;
   switch (c.state) {
     case State::kHandshake:
@@ -47,7 +53,19 @@ std::optional<std::pair<int, Clock::time_point>> HttpListener::Loop::EvictionRan
   return std::nullopt;
 }
 
-void HttpListener::Loop::QueueHandshake(Conn& c) {
+void Admission::Closing(Conn& c) {
+  EndHandshake(c, State::kLingering);
+  if (auto it = per_peer_.find(c.peer_key); it != per_peer_.end() && --it->second == 0)
+    per_peer_.erase(it);
+}
+
+void Admission::Clear() {
+  per_peer_.clear();
+  handshakes_.clear();
+  pending_handshakes_.clear();
+}
+
+void Admission::QueueHandshake(Conn& c) {
   size_t& active = handshakes_[c.peer_key];
   if (active < o_.max_handshakes_per_peer) {
     ++active;
@@ -57,13 +75,13 @@ void HttpListener::Loop::QueueHandshake(Conn& c) {
   }
 }
 
-void HttpListener::Loop::BeginHandshake(Conn& c) {
+void Admission::BeginHandshake(Conn& c) {
   c.handshaking = true;
   c.deadline = std::min(c.since + o_.header_timeout, Clock::now() + o_.handshake_timeout);
-  Want(c, EPOLLIN);
+  conns_.Want(c, EPOLLIN);
 }
 
-void HttpListener::Loop::EndHandshake(Conn& c, State next) {
+void Admission::EndHandshake(Conn& c, State next) {
   const bool was_active = c.handshaking;
   c.handshaking = false;
   c.state = next;
@@ -74,13 +92,14 @@ void HttpListener::Loop::EndHandshake(Conn& c, State next) {
   while (pending != pending_handshakes_.end() && !pending->second.empty()) {
     const uint64_t id = pending->second.front();
     pending->second.pop_front();
-    const auto next_conn = conns_.find(id);
-    if (next_conn == conns_.end() || next_conn->second->state != State::kHandshake) continue;
-    BeginHandshake(*next_conn->second);  // takes over the freed turn
+    Conn* const next_conn = conns_.Find(id);
+    if (!next_conn || next_conn->state != State::kHandshake) continue;
+    BeginHandshake(*next_conn);  // takes over the freed turn
     return;
   }
   if (pending != pending_handshakes_.end()) pending_handshakes_.erase(pending);
   if (--it->second == 0) handshakes_.erase(it);
 }
 
+}  // namespace http_loop
 }  // namespace sm

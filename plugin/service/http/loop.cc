@@ -2,6 +2,27 @@
 // Starting, stopping and running the event loop (http/loop.h).
 #include "http/loop.h"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <openssl/err.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "base/log.h"
+#include "http/sockets.h"
+#include "http/web_security.h"
+#include "http/wire.h"
+#include "thread_util.h"
+
 namespace sm {
 
 using namespace http_loop;
@@ -11,28 +32,15 @@ void HttpListener::Loop::Start() {
   // down (docs/troubleshooting.md) rather than spin on a bad descriptor.
   epoll_ = epoll_create1(EPOLL_CLOEXEC);
   if (epoll_ < 0) return StartFailed("epoll_create1");
-  wake_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (wake_ < 0) return StartFailed("eventfd");
+  if (!wake_.Open()) return StartFailed("eventfd");
   epoll_event ev{};
   ev.events = EPOLLIN;
   ev.data.u64 = kWakeId;
-  if (epoll_ctl(epoll_, EPOLL_CTL_ADD, wake_, &ev) != 0) return StartFailed("epoll_ctl");
+  if (epoll_ctl(epoll_, EPOLL_CTL_ADD, wake_.fd(), &ev) != 0) return StartFailed("epoll_ctl");
   const bool bound = TryBind(/*first=*/true);
   if (!bound && bind_errno_ != EADDRINUSE) return;  // logged; stays down
   BlockAllSignals blocked;  // our threads inherit the full mask
-  for (int i = 0; i < std::max(1, o_.threads); ++i) {
-    workers_.emplace_back([this] {
-      NameThisThread("sm-http-w");
-      LowerThisThreadPriority();
-      try {
-        WorkerMain();
-      } catch (const std::exception& e) {
-        LogFailure(o_.name, "worker stopped", e.what());
-      } catch (...) {
-        LogFailure(o_.name, "worker stopped", "unknown exception");
-      }
-    });
-  }
+  workers_.Start();
   thread_ = std::thread([this] {
     NameThisThread("sm-http");
     LowerThisThreadPriority();
@@ -44,29 +52,22 @@ void HttpListener::Loop::StartFailed(const char* call) {
   const int err = errno;
   LogError(o_.name + ": cannot start: " + call + ": " + std::strerror(err) +
            "; the listener does not start");
-  if (wake_ >= 0) close(wake_);
+  wake_.Close();
   if (epoll_ >= 0) close(epoll_);
-  wake_ = epoll_ = -1;
+  epoll_ = -1;
 }
 
 void HttpListener::Loop::Stop() {
   stopping_.store(true);
-  Wake();
+  wake_.Wake();
   if (thread_.joinable()) thread_.join();
-  {
-    std::lock_guard lock(work_mu_);
-    workers_stop_ = true;
-  }
-  work_cv_.notify_all();
-  for (std::thread& t : workers_) t.join();
-  workers_.clear();
-  for (auto& [id, c] : conns_) CloseFd(*c);
-  conns_.clear();
+  workers_.Stop();
+  conns_.CloseAll();
   if (listen_ >= 0) close(listen_);
   listen_ = -1;
-  if (wake_ >= 0) close(wake_);
+  wake_.Close();
   if (epoll_ >= 0) close(epoll_);
-  wake_ = epoll_ = -1;
+  epoll_ = -1;
   port_->store(0);
 }
 
@@ -94,12 +95,6 @@ bool HttpListener::Loop::TryBind(bool first) {
   return true;
 }
 
-void HttpListener::Loop::Wake() {
-  if (wake_ < 0) return;
-  const uint64_t one = 1;
-  (void)!write(wake_, &one, sizeof one);
-}
-
 void HttpListener::Loop::Run() noexcept {
   try {
     RunLoop();
@@ -110,11 +105,8 @@ void HttpListener::Loop::Run() noexcept {
     LogFailure(o_.name, "event loop failed; the listener stops", "unknown exception");
   }
   try {
-    for (auto& [id, c] : conns_) CloseFd(*c);
-    conns_.clear();
-    per_peer_.clear();
-    handshakes_.clear();
-    pending_handshakes_.clear();
+    conns_.CloseAll();
+    admission_.Clear();
   } catch (...) {
   }
   if (listen_ >= 0) close(listen_);
@@ -139,15 +131,14 @@ void HttpListener::Loop::RunLoop() {
     for (int i = 0; i < n && !stopping_.load(); ++i) {
       const uint64_t id = events[i].data.u64;
       if (id == kWakeId) {
-        uint64_t v;
-        (void)!read(wake_, &v, sizeof v);
+        wake_.Drain();
       } else if (id == kListenId) {
         Accept();
-      } else if (const auto it = conns_.find(id); it != conns_.end()) {
-        Progress(*it->second);
+      } else if (Conn* const c = conns_.Find(id)) {
+        io_.Progress(*c);
       }
     }
-    TakeCompletions();
+    io_.TakeCompletions();
     const bool idle = conns_.empty() && accept_paused_until_ == Clock::time_point();
     if (Clock::now() >= next_sweep) {
       Sweep();
@@ -168,108 +159,76 @@ void HttpListener::Loop::Accept() {
                            SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
-      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
-        // Out of descriptors: stop accepting for a moment instead of
-        // spinning on a listening socket that stays readable.
-        epoll_event ev{};
-        ev.data.u64 = kListenId;
-        epoll_ctl(epoll_, EPOLL_CTL_MOD, listen_, &ev);
-        accept_paused_until_ = Clock::now() + kAcceptPause;
-        if (!fd_warning_logged_) {
-          LogError(o_.name + ": out of file descriptors; pausing accepts");
-          fd_warning_logged_ = true;
-        }
-      }
+      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+        PauseAccepts();
       return;
     }
-    const IpAddress ip = PeerAddress(ss);
-    // Not on the allow-list: closed before a byte is read.
-    if (!o_.allowed_networks.empty() && !AnyContains(o_.allowed_networks, ip)) {
-      close(fd);
-      continue;
-    }
-    std::string peer = PeerString(ip);
-    std::string peer_key = HttpListener::PeerKey(ip);
-    if (!MakeRoom(peer_key)) {
-      close(fd);
-      continue;
-    }
-    const int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    auto c = std::make_unique<Conn>();
-    c->id = next_id_++;
-    c->fd = fd;
-    c->peer = std::move(peer);
-    c->peer_key = std::move(peer_key);
-    c->since = Clock::now();
-    c->deadline = c->since + o_.header_timeout;
-    if (o_.security && o_.security->tls()) {
-      c->ssl = o_.security->NewSsl(fd);
-      if (!c->ssl) {
-        ERR_clear_error();
-        close(fd);
-        continue;
-      }
-      c->state = State::kHandshake;
-    }
-    ++per_peer_[c->peer_key];
-    Conn& ref = *c;
-    conns_.emplace(c->id, std::move(c));
-    if (ref.ssl) {
-      QueueHandshake(ref);
-    } else {
-      Want(ref, EPOLLIN);
-    }
+    Admit(fd, PeerAddress(ss));
   }
 }
 
-void HttpListener::Loop::Want(Conn& c, uint32_t events) {
-  if (events == c.events) return;
+void HttpListener::Loop::PauseAccepts() {
   epoll_event ev{};
-  ev.events = events;
-  ev.data.u64 = c.id;
-  if (events == 0) epoll_ctl(epoll_, EPOLL_CTL_DEL, c.fd, &ev);
-  else epoll_ctl(epoll_, c.events == 0 ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, c.fd, &ev);
-  c.events = events;
-}
-
-void HttpListener::Loop::CloseFd(Conn& c) {
-  if (c.ssl) SSL_free(c.ssl);
-  c.ssl = nullptr;
-  if (c.fd >= 0) close(c.fd);
-  c.fd = -1;
-}
-
-void HttpListener::Loop::Close(Conn& c) {
-  EndHandshake(c, State::kLingering);
-  Want(c, 0);
-  CloseFd(c);
-  if (auto it = per_peer_.find(c.peer_key); it != per_peer_.end() && --it->second == 0)
-    per_peer_.erase(it);
-  conns_.erase(c.id);  // c is gone from here on
-}
-
-void HttpListener::Loop::Progress(Conn& c) {
-  switch (c.state) {
-    case State::kHandshake: return Handshake(c);
-    case State::kReading: return Read(c);
-    case State::kDraining: return Drain(c);
-    case State::kWriting: return Write(c);
-    case State::kLingering: return Linger(c);
-    case State::kHandling: return;
+  ev.data.u64 = kListenId;
+  epoll_ctl(epoll_, EPOLL_CTL_MOD, listen_, &ev);
+  accept_paused_until_ = Clock::now() + kAcceptPause;
+  if (!fd_warning_logged_) {
+    LogError(o_.name + ": out of file descriptors; pausing accepts");
+    fd_warning_logged_ = true;
   }
+}
+
+void HttpListener::Loop::Admit(int fd, const IpAddress& ip) {
+  if (!admission_.Allowed(ip)) {
+    close(fd);
+    return;
+  }
+  std::string peer = PeerString(ip);
+  std::string peer_key = HttpListener::PeerKey(ip);
+  if (!MakeRoom(peer_key)) {
+    close(fd);
+    return;
+  }
+  const int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  auto c = std::make_unique<Conn>();
+  c->id = conns_.NextId();
+  c->fd = fd;
+  c->peer = std::move(peer);
+  c->peer_key = std::move(peer_key);
+  c->since = Clock::now();
+  c->deadline = c->since + o_.header_timeout;
+  if (o_.security && o_.security->tls()) {
+    c->ssl = o_.security->NewSsl(fd);
+    if (!c->ssl) {
+      ERR_clear_error();
+      close(fd);
+      return;
+    }
+    c->state = State::kHandshake;
+  }
+  admission_.Opened(*c);
+  Conn& ref = conns_.Insert(std::move(c));
+  if (ref.ssl) {
+    admission_.QueueHandshake(ref);
+  } else {
+    conns_.Want(ref, EPOLLIN);
+  }
+}
+
+bool HttpListener::Loop::MakeRoom(const std::string& key) {
+  const auto now = Clock::now();
+  while (!admission_.HasRoom(key)) {
+    Conn* const victim = admission_.Victim(key, now);
+    if (!victim) return false;
+    io_.Close(*victim);
+  }
+  return true;
 }
 
 void HttpListener::Loop::Sweep() {
   const auto now = Clock::now();
-  std::vector<Conn*> expired;
-  for (auto& [id, c] : conns_) {
-    const bool stalled =
-        c->state == State::kWriting && now - c->progress >= o_.write_stall_timeout;
-    if ((c->state != State::kHandling && now >= c->deadline) || stalled)
-      expired.push_back(c.get());
-  }
-  for (Conn* c : expired) Close(*c);
+  for (Conn* c : conns_.Expired(now, o_.write_stall_timeout)) io_.Close(*c);
   if (listen_ >= 0 && accept_paused_until_ != Clock::time_point() &&
       now >= accept_paused_until_) {
     accept_paused_until_ = {};

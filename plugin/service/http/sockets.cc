@@ -1,6 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Binding and peer addresses (http/loop.h).
-#include "http/loop.h"
+#include "http/sockets.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 namespace sm {
 namespace http_loop {

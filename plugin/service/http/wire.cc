@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The listener's own response texts (http/loop.h).
-#include "http/loop.h"
+#include "http/wire.h"
+
+#include "base/log.h"
 
 namespace sm {
 namespace http_loop {

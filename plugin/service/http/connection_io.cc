@@ -1,13 +1,43 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// One connection's state machine: handshake, read, parse, write, linger
-// (http/loop.h).
-#include "http/loop.h"
+#include "http/connection_io.h"
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/log.h"
+#include "http/web_security.h"
+#include "http/wire.h"
 
 namespace sm {
+namespace http_loop {
 
-using namespace http_loop;
+void ConnectionIo::Progress(Conn& c) {
+  switch (c.state) {
+    case State::kHandshake: return Handshake(c);
+    case State::kReading: return Read(c);
+    case State::kDraining: return Drain(c);
+    case State::kWriting: return Write(c);
+    case State::kLingering: return Linger(c);
+    case State::kHandling: return;
+  }
+}
 
-void HttpListener::Loop::Handshake(Conn& c) {
+void ConnectionIo::Close(Conn& c) {
+  admission_.Closing(c);
+  conns_.Erase(c);  // c is gone from here on
+}
+
+void ConnectionIo::Handshake(Conn& c) {
   if (!c.tls_checked) {
     unsigned char first;
     const ssize_t n = recv(c.fd, &first, 1, MSG_PEEK);
@@ -15,7 +45,7 @@ void HttpListener::Loop::Handshake(Conn& c) {
     if (n <= 0) return Close(c);
     c.tls_checked = true;
     if (first != 0x16) {  // not a TLS handshake record
-      EndHandshake(c, State::kLingering);
+      admission_.EndHandshake(c, State::kLingering);
       if (std::isalpha(first)) {
         (void)!send(c.fd, kHttpToHttps.data(), kHttpToHttps.size(), MSG_NOSIGNAL);
         return StartLinger(c);
@@ -30,19 +60,19 @@ void HttpListener::Loop::Handshake(Conn& c) {
       LogDebug(o_.name + ": " + c.peer + ": " + why);
       return Close(c);
     }
-    EndHandshake(c, State::kReading);
+    admission_.EndHandshake(c, State::kReading);
     c.deadline = c.since + o_.header_timeout;
-    Want(c, EPOLLIN);
+    conns_.Want(c, EPOLLIN);
     return Read(c);
   }
   const int e = SSL_get_error(c.ssl, r);
   ERR_clear_error();
-  if (e == SSL_ERROR_WANT_READ) return Want(c, EPOLLIN);
-  if (e == SSL_ERROR_WANT_WRITE) return Want(c, EPOLLOUT);
+  if (e == SSL_ERROR_WANT_READ) return conns_.Want(c, EPOLLIN);
+  if (e == SSL_ERROR_WANT_WRITE) return conns_.Want(c, EPOLLOUT);
   Close(c);
 }
 
-ssize_t HttpListener::Loop::Recv(Conn& c, char* buf, size_t n) {
+ssize_t ConnectionIo::Recv(Conn& c, char* buf, size_t n) {
   if (!c.ssl) {
     const ssize_t r = recv(c.fd, buf, n, 0);
     if (r >= 0) return r;
@@ -57,7 +87,7 @@ ssize_t HttpListener::Loop::Recv(Conn& c, char* buf, size_t n) {
   return -2;
 }
 
-void HttpListener::Loop::Read(Conn& c) {
+void ConnectionIo::Read(Conn& c) {
   char buf[kReadChunk];
   while (!c.eof && c.in.size() < http::kMaxHeadBytes) {
     const ssize_t n = Recv(c, buf, sizeof buf);
@@ -69,7 +99,7 @@ void HttpListener::Loop::Read(Conn& c) {
   Parse(c);
 }
 
-void HttpListener::Loop::Parse(Conn& c) {
+void ConnectionIo::Parse(Conn& c) {
   if (c.in.empty()) {
     if (c.eof) Close(c);
     return;
@@ -104,7 +134,7 @@ void HttpListener::Loop::Parse(Conn& c) {
   Dispatch(c);
 }
 
-void HttpListener::Loop::Drain(Conn& c) {
+void ConnectionIo::Drain(Conn& c) {
   char buf[kReadChunk];
   while (c.drain_left > 0) {
     const ssize_t n = Recv(c, buf, std::min<uint64_t>(sizeof buf, c.drain_left));
@@ -115,20 +145,16 @@ void HttpListener::Loop::Drain(Conn& c) {
   Dispatch(c);
 }
 
-void HttpListener::Loop::Dispatch(Conn& c) {
+void ConnectionIo::Dispatch(Conn& c) {
   c.state = State::kHandling;
   ++c.requests;
-  Want(c, 0);  // nothing to watch until the worker answers
+  conns_.Want(c, 0);  // nothing to watch until the worker answers
   Work work{c.id, std::move(c.head), c.peer, c.ssl != nullptr, c.cert_verified,
           c.cert_subject, c.keep_alive};
-  {
-    std::lock_guard lock(work_mu_);
-    work_.push_back(std::move(work));
-  }
-  work_cv_.notify_one();
+  workers_.Submit(std::move(work));
 }
 
-void HttpListener::Loop::Refuse(Conn& c, int status) {
+void ConnectionIo::Refuse(Conn& c, int status) {
   c.keep_alive = false;
   c.out_head = ErrorResponse(status);
   c.payload = nullptr;
@@ -136,16 +162,12 @@ void HttpListener::Loop::Refuse(Conn& c, int status) {
   StartWrite(c);
 }
 
-void HttpListener::Loop::TakeCompletions() {
-  std::vector<Done> done;
-  {
-    std::lock_guard lock(done_mu_);
-    done.swap(done_);
-  }
+void ConnectionIo::TakeCompletions() {
+  std::vector<Done> done = workers_.TakeDone();
   for (Done& d : done) {
-    const auto it = conns_.find(d.id);
-    if (it == conns_.end()) continue;
-    Conn& c = *it->second;
+    Conn* const found = conns_.Find(d.id);
+    if (!found) continue;
+    Conn& c = *found;
     if (d.failed) {
       c.keep_alive = false;
       c.out_head = kInternalError;
@@ -167,7 +189,7 @@ void HttpListener::Loop::TakeCompletions() {
   }
 }
 
-void HttpListener::Loop::StartWrite(Conn& c) {
+void ConnectionIo::StartWrite(Conn& c) {
   c.state = State::kWriting;
   c.written = 0;
   c.progress = Clock::now();
@@ -175,7 +197,7 @@ void HttpListener::Loop::StartWrite(Conn& c) {
   Write(c);
 }
 
-void HttpListener::Loop::Write(Conn& c) {
+void ConnectionIo::Write(Conn& c) {
   const size_t total = c.out_head.size() + c.payload_len;
   while (c.written < total) {
     ssize_t n;
@@ -193,7 +215,7 @@ void HttpListener::Loop::Write(Conn& c) {
       msg.msg_iov = iov;
       msg.msg_iovlen = static_cast<size_t>(count);
       n = sendmsg(c.fd, &msg, MSG_NOSIGNAL);
-      if (n < 0 && (errno == EAGAIN || errno == EINTR)) return Want(c, EPOLLOUT);
+      if (n < 0 && (errno == EAGAIN || errno == EINTR)) return conns_.Want(c, EPOLLOUT);
       if (n < 0) return Close(c);
     } else {
       const char* p;
@@ -209,8 +231,8 @@ void HttpListener::Loop::Write(Conn& c) {
       if (r <= 0) {
         const int e = SSL_get_error(c.ssl, r);
         ERR_clear_error();
-        if (e == SSL_ERROR_WANT_WRITE) return Want(c, EPOLLOUT);
-        if (e == SSL_ERROR_WANT_READ) return Want(c, EPOLLIN);
+        if (e == SSL_ERROR_WANT_WRITE) return conns_.Want(c, EPOLLOUT);
+        if (e == SSL_ERROR_WANT_READ) return conns_.Want(c, EPOLLIN);
         return Close(c);
       }
       n = r;
@@ -227,11 +249,11 @@ void HttpListener::Loop::Write(Conn& c) {
   c.state = State::kReading;
   c.since = Clock::now();
   c.deadline = c.since + o_.header_timeout;
-  Want(c, EPOLLIN);
+  conns_.Want(c, EPOLLIN);
   Read(c);  // a pipelined request, or bytes TLS already decrypted
 }
 
-void HttpListener::Loop::StartLinger(Conn& c) {
+void ConnectionIo::StartLinger(Conn& c) {
   if (c.ssl) {
     SSL_shutdown(c.ssl);
     ERR_clear_error();
@@ -239,11 +261,11 @@ void HttpListener::Loop::StartLinger(Conn& c) {
   shutdown(c.fd, SHUT_WR);
   c.state = State::kLingering;
   c.deadline = Clock::now() + kLinger;
-  Want(c, EPOLLIN);
+  conns_.Want(c, EPOLLIN);
   Linger(c);
 }
 
-void HttpListener::Loop::Linger(Conn& c) {
+void ConnectionIo::Linger(Conn& c) {
   char buf[kReadChunk];
   while (true) {
     const ssize_t n = recv(c.fd, buf, sizeof buf, 0);
@@ -254,4 +276,5 @@ void HttpListener::Loop::Linger(Conn& c) {
   }
 }
 
+}  // namespace http_loop
 }  // namespace sm

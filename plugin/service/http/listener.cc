@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// HttpListener's own methods; the event loop is in http/.
-#include "http_listener.h"
+// HttpListener's own methods; the event loop is in http/loop.h.
+#include "http/listener.h"
+
+#include <algorithm>
 
 #include "http/loop.h"
+#include "http/sockets.h"
+#include "http/wire.h"
 
 namespace sm {
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "http_parser.h"
+#include "http/parser.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "web_config.h"
+#include "http/web_config.h"
 
 #include <yaml-cpp/yaml.h>
 

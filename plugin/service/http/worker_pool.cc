@@ -1,18 +1,68 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The worker pool that runs the handler (http/loop.h).
-#include "http/loop.h"
+#include "http/worker_pool.h"
+
+#include <algorithm>
+#include <exception>
+#include <optional>
+
+#include "exposition/negotiation.h"
+#include "http/web_security.h"
+#include "http/wire.h"
+#include "thread_util.h"
 
 namespace sm {
+namespace http_loop {
 
-using namespace http_loop;
+void WorkerPool::Start() {
+  for (int i = 0; i < std::max(1, o_.threads); ++i) {
+    threads_.emplace_back([this] {
+      NameThisThread("sm-http-w");
+      LowerThisThreadPriority();
+      try {
+        Main();
+      } catch (const std::exception& e) {
+        LogFailure(o_.name, "worker stopped", e.what());
+      } catch (...) {
+        LogFailure(o_.name, "worker stopped", "unknown exception");
+      }
+    });
+  }
+}
 
-void HttpListener::Loop::WorkerMain() {
+void WorkerPool::Stop() {
+  {
+    std::lock_guard lock(work_mu_);
+    stop_ = true;
+  }
+  work_cv_.notify_all();
+  for (std::thread& t : threads_) t.join();
+  threads_.clear();
+}
+
+void WorkerPool::Submit(Work work) {
+  {
+    std::lock_guard lock(work_mu_);
+    work_.push_back(std::move(work));
+  }
+  work_cv_.notify_one();
+}
+
+std::vector<Done> WorkerPool::TakeDone() {
+  std::vector<Done> done;
+  {
+    std::lock_guard lock(done_mu_);
+    done.swap(done_);
+  }
+  return done;
+}
+
+void WorkerPool::Main() {
   while (true) {
     Work work;
     {
       std::unique_lock lock(work_mu_);
-      work_cv_.wait(lock, [this] { return workers_stop_ || !work_.empty(); });
-      if (workers_stop_) return;
+      work_cv_.wait(lock, [this] { return stop_ || !work_.empty(); });
+      if (stop_) return;
       work = std::move(work_.front());
       work_.pop_front();
     }
@@ -26,11 +76,11 @@ void HttpListener::Loop::WorkerMain() {
       // the listener stops. Better than terminating slurmctld.
       LogFailure(o_.name, "dropping a response", "out of memory");
     }
-    Wake();
+    wake_.Wake();
   }
 }
 
-Done HttpListener::Loop::Serve(const Work& work) noexcept {
+Done WorkerPool::Serve(const Work& work) noexcept {
   try {
     return Respond(work);
   } catch (const std::exception& e) {
@@ -44,7 +94,7 @@ Done HttpListener::Loop::Serve(const Work& work) noexcept {
   return d;
 }
 
-Done HttpListener::Loop::Respond(const Work& work) {
+Done WorkerPool::Respond(const Work& work) {
   const http::RequestHead& h = work.head;
   HttpRequest req;
   req.method = h.method;
@@ -98,4 +148,5 @@ Done HttpListener::Loop::Respond(const Work& work) {
   return d;
 }
 
+}  // namespace http_loop
 }  // namespace sm

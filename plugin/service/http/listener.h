@@ -21,7 +21,7 @@
 
 #include "config/cidr.h"
 #include "config/exporter_config.h"
-#include "http_types.h"
+#include "http/types.h"
 
 namespace sm {
 
