@@ -33,6 +33,19 @@ const FamilyDef kCoreCount{"slurm_reservation_core_count",
                            MetricType::kGauge, {"reservation_name"}};
 
 enum NodeCount { kAlloc, kIdle, kMix, kDown, kDrain, kPlanned, kOther, kHealthy };
+
+// The count each base state adds to, by NodeBase.
+constexpr NodeCount kByBase[] = {
+    kOther,  // kNone
+    kOther,  // kUnknown
+    kDown,   // kDown
+    kIdle,   // kIdle
+    kAlloc,  // kAllocated
+    kOther,  // kError
+    kMix,    // kMixed
+    kOther,  // kFuture
+};
+static_assert(std::size(kByBase) == static_cast<size_t>(NodeBase::kFuture) + 1);
 const std::array<FamilyDef, 8> kNodeFamilies = {{
     {"slurm_reservation_nodes_alloc", "Allocated nodes in reservation",
      MetricType::kGauge, {"reservation"}},
@@ -95,14 +108,9 @@ void AddReservationNodeFamilies(MetricSet& set, const NodeSnapshot& nodes) {
   for (const Node& n : nodes.nodes) {
     if (n.reservation.empty()) continue;
     auto& c = counts[n.reservation];
-    bool up = true;
-    switch (n.state.base) {
-      case NodeBase::kAllocated: ++c[kAlloc]; break;
-      case NodeBase::kIdle: ++c[kIdle]; break;
-      case NodeBase::kMixed: ++c[kMix]; break;
-      case NodeBase::kDown: ++c[kDown]; up = false; break;
-      default: ++c[kOther]; up = false; break;
-    }
+    const NodeCount base = kByBase[static_cast<size_t>(n.state.base)];
+    ++c[base];
+    const bool up = base != kDown && base != kOther;
     const bool drained = n.state.has(node_flag::kDrain);
     if (drained) ++c[kDrain];
     if (n.state.has(node_flag::kPlanned)) ++c[kPlanned];
