@@ -56,8 +56,32 @@ TEST(FamilyRegistry, EachGroupDeclaresWhatItAdds) {
   const RenderOptions opts{0, false};
   for (const FamilyGroup& g : FamilyGroups()) {
     MetricSet set;
-    g.add(set, {state, history, opts, &queue_wait, {}});
+    g.add(set, GroupInputs({state, history, opts, &queue_wait, {}}));
     EXPECT_EQ(set.AddedNames(), Declared(g)) << g.name;
+  }
+}
+
+// A group reads only what its row declares (needs, also_reads), and one
+// that may be taken from the body it replaces (follows != 0) reads only
+// the parts its key is made from: a read of the clock, a history or any
+// other part would be served stale while the key stays the same
+// (endpoints.cc, KeyOf). Every part is there, JobSource=accounting's
+// finished jobs too, so every read a group can make is made.
+TEST(FamilyRegistry, GroupsReadWhatTheyDeclare) {
+  ClusterState state = FullState();
+  state.finished_jobs = std::make_shared<const FinishedJobsView>();
+  NodeHistory history(0);
+  QueueWaitHistory queue_wait;
+  const RenderOptions opts{0, false};
+  for (const FamilyGroup& g : FamilyGroups()) {
+    MetricSet set;
+    const GroupInputs in({state, history, opts, &queue_wait, {}});
+    g.add(set, in);
+    const StateParts declared = g.needs | g.also_reads;
+    EXPECT_EQ(in.read() & ~declared, 0) << g.name << " reads an undeclared part";
+    if (g.follows == 0) continue;
+    EXPECT_EQ(in.read() & ~g.follows, 0)
+        << g.name << " is reusable but reads beyond what it follows";
   }
 }
 
