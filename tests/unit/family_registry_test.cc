@@ -14,7 +14,6 @@
 #include "families/accounting/fairshare.h"
 #include "families/accounting/licenses.h"
 #include "native_sample.h"
-#include "families/accounting/node_gres.h"
 #include "families/accounting/qos.h"
 #include "families/accounting/reservations.h"
 #include "sub_collectors.h"
@@ -170,18 +169,14 @@ TEST(FamilyRegistry, SubCollectorFamiliesComeFromTheRegistry) {
   }
 }
 
-// The cardinality switches disable registry families (exporter.cc).
-TEST(FamilyRegistry, SwitchFamiliesAreKnown) {
-  for (const auto families : {FairshareUserFamilies(), NodeGresFamilies()})
-    for (const FamilyDef* f : families) EXPECT_TRUE(IsKnownFamily(f->name)) << f->name;
-}
-
 TEST(FamilyRegistry, KnownNamesAndNearest) {
   EXPECT_TRUE(IsKnownFamily("slurm_node_job"));
   EXPECT_TRUE(IsKnownFamily("slurm_nodes_alloc"));  // a native family
   EXPECT_TRUE(IsKnownFamily("slurm_job_queue_wait_seconds"));
   EXPECT_FALSE(IsKnownFamily("slurm_job_inf"));
   EXPECT_FALSE(IsKnownFamily("slurm_exporter_collections_total"));
+  EXPECT_TRUE(IsKnownFamily("slurm_exporter_collection_attempts_total"));
+  EXPECT_TRUE(IsKnownFamily("slurm_exporter_slurmdbd_connected"));
   EXPECT_EQ(NearestFamily("slurm_job_inf"), "slurm_job_info");
   EXPECT_EQ(NearestFamily("SLURM_NODE_JOB"), "slurm_node_job");
   EXPECT_EQ(NearestFamily("slurm_noed_job"), "slurm_node_job");

@@ -6,6 +6,7 @@
 
 #include "families/accounting/fairshare.h"
 #include "base/immortal.h"
+#include "config/exporter_config.h"
 #include "families/ours/job_gpus.h"
 #include "families/accounting/licenses.h"
 #include "families/native/native_jobs.h"
@@ -20,6 +21,7 @@
 #include "families/accounting/reservations.h"
 #include "families/soperator/soperator_controller.h"
 #include "families/soperator/soperator_jobs.h"
+#include "families/soperator/self_monitoring.h"
 #include "families/soperator/soperator_nodes.h"
 
 namespace sm {
@@ -199,6 +201,15 @@ const FamilyGroup kGroups[] = {
 };
 constexpr size_t kGroupCount = std::size(kGroups);
 
+const FamilySwitch kSwitches[] = {
+    {.option = "FairshareUserMetrics",
+     .on = &Config::fairshare_user_metrics,
+     .families = &FairshareUserFamilies},
+    {.option = "NodeGresMetrics",
+     .on = &Config::node_gres_metrics,
+     .families = &NodeGresFamilies},
+};
+
 bool HasName(const FamilyGroup& g, std::string_view name) {
   const auto families = g.families();
   return std::any_of(families.begin(), families.end(),
@@ -240,6 +251,7 @@ const std::vector<std::string_view>& KnownNames() {
     std::vector<std::string_view> names;
     for (const FamilyGroup& g : kGroups)
       for (const FamilyDef* f : g.families()) names.push_back(f->name);
+    for (const FamilyDef* f : FamiliesServedBeside()) names.push_back(f->name);
     std::sort(names.begin(), names.end());
     names.erase(std::unique(names.begin(), names.end()), names.end());
     return names;
@@ -250,6 +262,18 @@ const std::vector<std::string_view>& KnownNames() {
 }  // namespace
 
 std::span<const FamilyGroup> FamilyGroups() { return kGroups; }
+
+std::span<const FamilyDef* const> FamiliesServedBeside() {
+  static const auto& kBeside = Immortal([] {
+    std::vector<const FamilyDef*> out;
+    for (const auto list : {SelfMonitoringFamilies(), AccountingStatusFamilies()})
+      out.insert(out.end(), list.begin(), list.end());
+    return out;
+  }());
+  return kBeside;
+}
+
+std::span<const FamilySwitch> FamilySwitches() { return kSwitches; }
 
 const FamilyGroup* FindFamilyGroup(std::string_view name) {
   for (const FamilyGroup& g : kGroups)

@@ -22,6 +22,8 @@
 
 namespace sm {
 
+struct Config;  // config/exporter_config.h
+
 // A set of endpoints, one bit per Endpoint.
 using EndpointSet = uint8_t;
 constexpr EndpointSet Endpoints(std::initializer_list<Endpoint> endpoints) {
@@ -76,8 +78,23 @@ template <StateParts part>
 std::span<const FamilyDef* const> FamiliesOfPart();
 std::span<const FamilyDef* const> FamiliesOfPart(StateParts part);
 
-// Whether some group has a family of this name: what DisabledFamilies
-// accepts.
+// Families served on none of the endpoints above but on the
+// self-monitoring path (exporter.cc, ServeSelfMonitoring): the
+// slurm_exporter_* families and the accounting-status ones. DisabledFamilies
+// knows and drops them like the groups' families.
+std::span<const FamilyDef* const> FamiliesServedBeside();
+
+// A cardinality switch (docs/configuration.md): set to no, it disables its
+// families as DisabledFamilies would.
+struct FamilySwitch {
+  std::string_view option;  // its name in soperator_metrics.conf
+  bool Config::*on;
+  std::span<const FamilyDef* const> (*families)();
+};
+std::span<const FamilySwitch> FamilySwitches();
+
+// Whether some group, or the self-monitoring path, has a family of this
+// name: what DisabledFamilies accepts.
 bool IsKnownFamily(std::string_view name);
 
 // The known family name closest to `name` (edit distance, case ignored),
