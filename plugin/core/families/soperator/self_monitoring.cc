@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "families/soperator/self_monitoring.h"
 
-#include <vector>
-
-#include "base/immortal.h"
+#include "families/family_rows.h"
 
 namespace sm {
 namespace {
@@ -158,22 +156,14 @@ static_assert(std::size(kStatus) == kLastDecay + 1);
 
 constexpr std::span<const std::string_view> kNoLabels{};
 
-std::vector<const FamilyDef*> Pointers(std::span<const FamilyDef> table) {
-  std::vector<const FamilyDef*> out;
-  for (const FamilyDef& f : table) out.push_back(&f);
-  return out;
-}
-
 }  // namespace
 
 std::span<const FamilyDef* const> SelfMonitoringFamilies() {
-  static const auto& kAll = Immortal(Pointers(kSelf));
-  return kAll;
+  return FamilyList<kSelf>();
 }
 
 std::span<const FamilyDef* const> AccountingStatusFamilies() {
-  static const auto& kAll = Immortal(Pointers(kStatus));
-  return kAll;
+  return FamilyList<kStatus>();
 }
 
 void SelfMonitoring::SetBuildInfo(BuildInfo info) {
