@@ -19,13 +19,13 @@ const FamilyDef kDefs[] = {
      "Total GPU seconds on Slurm nodes",
      MetricType::kCounter,
      {"node_name", "state_base", "state_is_drain", "state_is_maintenance",
-     "state_is_reserved"}},
+      "state_is_reserved"}},
     {"slurm_node_fails_total",
      "Total number of times a node has failed (went from not down/drain to "
      "down/drain state)",
      MetricType::kCounter,
      {"node_name", "state_base", "state_is_drain", "state_is_maintenance",
-     "state_is_reserved", "reason"}},
+      "state_is_reserved", "reason"}},
     {"slurm_node_unavailability_duration_seconds",
      "Duration of completed node unavailability events (DOWN+* or "
      "IDLE+DRAIN+*)",
