@@ -3,10 +3,9 @@
 
 #include <optional>
 
-#include "families/accounting/fairshare.h"
 #include "base/log.h"
 #include "exposition/negotiation.h"
-#include "families/accounting/node_gres.h"
+#include "serving/family_registry.h"
 #include "slurmctld_routes.h"
 #include "http/web_security.h"
 
@@ -43,11 +42,10 @@ CollectorOptions MakeOptions(const Config& config, Carrier carrier,
   // The cardinality switches turn whole families off, like
   // DisabledFamilies (and a part none of whose families is left is not
   // collected at all); QueueUserLabel changes labels instead.
-  const auto disable = [&](std::span<const FamilyDef* const> families) {
-    for (const FamilyDef* f : families) o.disabled_families.emplace_back(f->name);
-  };
-  if (!config.fairshare_user_metrics) disable(FairshareUserFamilies());
-  if (!config.node_gres_metrics) disable(NodeGresFamilies());
+  for (const FamilySwitch& s : FamilySwitches()) {
+    if (config.*s.on) continue;
+    for (const FamilyDef* f : s.families()) o.disabled_families.emplace_back(f->name);
+  }
   o.pending_user_label = config.queue_user_label;
   if (config.job_source == JobSource::kAccounting) {
     FinishedJobLimits f;
@@ -265,7 +263,9 @@ HttpResponse Exporter::ServeSelfMonitoring(const HttpRequest& req) {
     return r;
   }
   const Format f = NegotiateFormat(req.accept);
-  MetricSet set;
+  // DisabledFamilies drops self-monitoring and accounting-status families
+  // too (family_registry.h, FamiliesServedBeside).
+  MetricSet set(&config_.disabled_families);
   monitoring_.AddFamilies(set);
   collector_.AddStateFamilies(set);
   set.Seal();

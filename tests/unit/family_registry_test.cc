@@ -14,7 +14,6 @@
 #include "families/accounting/fairshare.h"
 #include "families/accounting/licenses.h"
 #include "native_sample.h"
-#include "families/accounting/node_gres.h"
 #include "families/accounting/qos.h"
 #include "families/accounting/reservations.h"
 #include "sub_collectors.h"
@@ -56,8 +55,32 @@ TEST(FamilyRegistry, EachGroupDeclaresWhatItAdds) {
   const RenderOptions opts{0, false};
   for (const FamilyGroup& g : FamilyGroups()) {
     MetricSet set;
-    g.add(set, {state, history, opts, &queue_wait, {}});
+    g.add(set, GroupInputs({state, history, opts, &queue_wait, {}}));
     EXPECT_EQ(set.AddedNames(), Declared(g)) << g.name;
+  }
+}
+
+// A group reads only what its row declares (needs, also_reads), and one
+// that may be taken from the body it replaces (follows != 0) reads only
+// the parts its key is made from: a read of the clock, a history or any
+// other part would be served stale while the key stays the same
+// (endpoints.cc, KeyOf). Every part is there, JobSource=accounting's
+// finished jobs too, so every read a group can make is made.
+TEST(FamilyRegistry, GroupsReadWhatTheyDeclare) {
+  ClusterState state = FullState();
+  state.finished_jobs = std::make_shared<const FinishedJobsView>();
+  NodeHistory history(0);
+  QueueWaitHistory queue_wait;
+  const RenderOptions opts{0, false};
+  for (const FamilyGroup& g : FamilyGroups()) {
+    MetricSet set;
+    const GroupInputs in({state, history, opts, &queue_wait, {}});
+    g.add(set, in);
+    const StateParts declared = g.needs | g.also_reads;
+    EXPECT_EQ(in.read() & ~declared, 0) << g.name << " reads an undeclared part";
+    if (g.follows == 0) continue;
+    EXPECT_EQ(in.read() & ~g.follows, 0)
+        << g.name << " is reusable but reads beyond what it follows";
   }
 }
 
@@ -146,18 +169,14 @@ TEST(FamilyRegistry, SubCollectorFamiliesComeFromTheRegistry) {
   }
 }
 
-// The cardinality switches disable registry families (exporter.cc).
-TEST(FamilyRegistry, SwitchFamiliesAreKnown) {
-  for (const auto families : {FairshareUserFamilies(), NodeGresFamilies()})
-    for (const FamilyDef* f : families) EXPECT_TRUE(IsKnownFamily(f->name)) << f->name;
-}
-
 TEST(FamilyRegistry, KnownNamesAndNearest) {
   EXPECT_TRUE(IsKnownFamily("slurm_node_job"));
   EXPECT_TRUE(IsKnownFamily("slurm_nodes_alloc"));  // a native family
   EXPECT_TRUE(IsKnownFamily("slurm_job_queue_wait_seconds"));
   EXPECT_FALSE(IsKnownFamily("slurm_job_inf"));
   EXPECT_FALSE(IsKnownFamily("slurm_exporter_collections_total"));
+  EXPECT_TRUE(IsKnownFamily("slurm_exporter_collection_attempts_total"));
+  EXPECT_TRUE(IsKnownFamily("slurm_exporter_slurmdbd_connected"));
   EXPECT_EQ(NearestFamily("slurm_job_inf"), "slurm_job_info");
   EXPECT_EQ(NearestFamily("SLURM_NODE_JOB"), "slurm_node_job");
   EXPECT_EQ(NearestFamily("slurm_noed_job"), "slurm_node_job");

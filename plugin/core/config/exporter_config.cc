@@ -152,9 +152,6 @@ std::string SetLookback(Config& c, std::string_view v) {
 // (family_registry.h), with the nearest one that is when it is close.
 std::string UnknownFamily(std::string_view name) {
   std::string why = "unknown family " + Printable(name);
-  if (name.starts_with("slurm_exporter_"))
-    return why + " (the slurm_exporter_* self-monitoring families are "
-                 "always served)";
   if (const auto nearest = NearestFamily(name))
     why += " (did you mean " + std::string(*nearest) + "?)";
   return why;

@@ -119,7 +119,7 @@ void AddEndpointFamilies(MetricSet& set, Endpoint e, const ClusterState& state,
         continue;
       }
     }
-    g.add(set, {state, history, opts, queue_wait, skip});
+    g.add(set, GroupInputs({state, history, opts, queue_wait, skip}));
   }
 }
 

@@ -6,6 +6,7 @@
 
 #include "families/accounting/fairshare.h"
 #include "base/immortal.h"
+#include "config/exporter_config.h"
 #include "families/ours/job_gpus.h"
 #include "families/accounting/licenses.h"
 #include "families/native/native_jobs.h"
@@ -20,6 +21,7 @@
 #include "families/accounting/reservations.h"
 #include "families/soperator/soperator_controller.h"
 #include "families/soperator/soperator_jobs.h"
+#include "families/soperator/self_monitoring.h"
 #include "families/soperator/soperator_nodes.h"
 
 namespace sm {
@@ -43,109 +45,170 @@ constexpr EndpointSet Slurms(Endpoint path) {
 // Declarative: one row per group, in the order a body adds them (the
 // order of the code this table replaced, so bodies stay byte-identical).
 const FamilyGroup kGroups[] = {
-    {"soperator_nodes", Ours(E::kNodes), Endpoints({E::kNodes}), part::kNodes,
-     &SoperatorNodeFamilies,
-     [](MetricSet& set, const FamilyInputs& in) {
-       AddSoperatorNodeFamilies(set, *in.state.nodes, in.skip);
+    {.name = "soperator_nodes",
+     .endpoints = Ours(E::kNodes),
+     .yields = Endpoints({E::kNodes}),
+     .needs = part::kNodes,
+     .families = &SoperatorNodeFamilies,
+     .add = [](MetricSet& set, const GroupInputs& in) {
+       AddSoperatorNodeFamilies(set, in.nodes(), in.skip());
      },
-     part::kNodes},
-    {"node_history", Ours(E::kNodes), 0, part::kNodes, &NodeHistory::Families,
-     [](MetricSet& set, const FamilyInputs& in) { in.history.AddFamilies(set); }},
-    {"soperator_jobs", Ours(E::kJobs), 0, part::kJobs, &SoperatorJobFamilies,
-     [](MetricSet& set, const FamilyInputs& in) {
-       AddSoperatorJobStateFamilies(set, *in.state.jobs,
-                                    in.state.finished_jobs.get());
-     },
-     part::kJobs | part::kJobTimes | part::kFinishedJobs},
-    {"soperator_job_durations", Ours(E::kJobs), 0, part::kJobs,
-     &SoperatorJobDurationFamilies,
-     [](MetricSet& set, const FamilyInputs& in) {
-       AddSoperatorJobDurations(set, *in.state.jobs, in.opts.now,
-                                in.state.finished_jobs.get());
+     .follows = part::kNodes},
+    {.name = "node_history",
+     .endpoints = Ours(E::kNodes),
+     .needs = part::kNodes,
+     .also_reads = part::kHistory,
+     .families = &NodeHistory::Families,
+     .add = [](MetricSet& set, const GroupInputs& in) {
+       in.history().AddFamilies(set);
      }},
-    {"soperator_controller", Ours(E::kScheduler), 0, part::kDiag,
-     &SoperatorControllerFamilies,
-     [](MetricSet& set, const FamilyInputs& in) {
-       AddSoperatorControllerFamilies(set, *in.state.diag);
+    {.name = "soperator_jobs",
+     .endpoints = Ours(E::kJobs),
+     .needs = part::kJobs,
+     .also_reads = part::kFinishedJobs,
+     .families = &SoperatorJobFamilies,
+     .add = [](MetricSet& set, const GroupInputs& in) {
+       AddSoperatorJobStateFamilies(set, in.jobs(), in.finished_jobs());
+     },
+     .follows = part::kJobs | part::kJobTimes | part::kFinishedJobs},
+    {.name = "soperator_job_durations",
+     .endpoints = Ours(E::kJobs),
+     .needs = part::kJobs,
+     .also_reads = part::kFinishedJobs | part::kClock,
+     .families = &SoperatorJobDurationFamilies,
+     .add = [](MetricSet& set, const GroupInputs& in) {
+       AddSoperatorJobDurations(set, in.jobs(), in.now(), in.finished_jobs());
      }},
-    {"native_nodes", Slurms(E::kNodes), Endpoints({E::kEverything}),
-     part::kNodes, &NativeNodeFamilies,
-     [](MetricSet& set, const FamilyInputs& in) {
-       AddNativeNodeFamilies(set, *in.state.nodes, in.opts, in.skip);
+    {.name = "soperator_controller",
+     .endpoints = Ours(E::kScheduler),
+     .needs = part::kDiag,
+     .families = &SoperatorControllerFamilies,
+     .add = [](MetricSet& set, const GroupInputs& in) {
+       AddSoperatorControllerFamilies(set, in.diag());
+     }},
+    {.name = "native_nodes",
+     .endpoints = Slurms(E::kNodes),
+     .yields = Endpoints({E::kEverything}),
+     .needs = part::kNodes,
+     .families = &NativeNodeFamilies,
+     .add = [](MetricSet& set, const GroupInputs& in) {
+       AddNativeNodeFamilies(set, in.nodes(), in.keyed_options(), in.skip());
      },
-     part::kNodes},
-    {"native_jobs", Slurms(E::kJobs), 0, part::kJobs, &NativeJobFamilies,
-     [](MetricSet& set, const FamilyInputs& in) {
-       AddNativeJobFamilies(set, *in.state.jobs, in.opts);
+     .follows = part::kNodes},
+    {.name = "native_jobs",
+     .endpoints = Slurms(E::kJobs),
+     .needs = part::kJobs,
+     .families = &NativeJobFamilies,
+     .add = [](MetricSet& set, const GroupInputs& in) {
+       AddNativeJobFamilies(set, in.jobs(), in.keyed_options());
      },
-     part::kJobs},
-    {"native_partitions", Slurms(E::kPartitions), 0, part::kNodes,
-     &NativePartitionFamilies,
-     [](MetricSet& set, const FamilyInputs& in) {
-       AddNativePartitionFamilies(set, *in.state.nodes, in.state.jobs.get(),
-                                  in.opts);
+     .follows = part::kJobs},
+    {.name = "native_partitions",
+     .endpoints = Slurms(E::kPartitions),
+     .needs = part::kNodes,
+     .also_reads = part::kJobs,
+     .families = &NativePartitionFamilies,
+     .add = [](MetricSet& set, const GroupInputs& in) {
+       AddNativePartitionFamilies(set, in.nodes(), in.jobs_if_any(),
+                                  in.keyed_options());
      },
-     part::kNodes | part::kJobs},
-    {"native_users_accounts", Slurms(E::kJobsUsersAccts), 0, part::kJobs,
-     &NativeUserAccountFamilies,
-     [](MetricSet& set, const FamilyInputs& in) {
-       AddNativeUserAccountFamilies(set, *in.state.jobs, in.opts);
+     .follows = part::kNodes | part::kJobs},
+    {.name = "native_users_accounts",
+     .endpoints = Slurms(E::kJobsUsersAccts),
+     .needs = part::kJobs,
+     .families = &NativeUserAccountFamilies,
+     .add = [](MetricSet& set, const GroupInputs& in) {
+       AddNativeUserAccountFamilies(set, in.jobs(), in.keyed_options());
      },
-     part::kJobs},
-    {"native_scheduler", Slurms(E::kScheduler), 0, part::kDiag,
-     &NativeSchedulerFamilies,
-     [](MetricSet& set, const FamilyInputs& in) {
-       AddNativeSchedulerFamilies(set, *in.state.diag, in.opts);
+     .follows = part::kJobs},
+    {.name = "native_scheduler",
+     .endpoints = Slurms(E::kScheduler),
+     .needs = part::kDiag,
+     .families = &NativeSchedulerFamilies,
+     .add = [](MetricSet& set, const GroupInputs& in) {
+       AddNativeSchedulerFamilies(set, in.diag(), in.keyed_options());
      }},
     // The accounting side: associations and QoS with users and accounts,
     // licenses and reservations with the scheduler, per-node GRES and
     // reservation node states with the nodes, queue waits with the jobs.
-    {"fairshare", Ours(E::kJobsUsersAccts), 0, part::kShares,
-     &FairshareFamilies,
-     [](MetricSet& set, const FamilyInputs& in) {
-       AddFairshareFamilies(set, *in.state.shares, {});
+    {.name = "fairshare",
+     .endpoints = Ours(E::kJobsUsersAccts),
+     .needs = part::kShares,
+     .families = &FairshareFamilies,
+     .add = [](MetricSet& set, const GroupInputs& in) {
+       AddFairshareFamilies(set, in.shares(), {});
      }},
-    {"qos", Ours(E::kJobsUsersAccts), 0, part::kQos, &QosFamilies,
-     [](MetricSet& set, const FamilyInputs& in) {
-       AddQosFamilies(set, *in.state.qos);
+    {.name = "qos",
+     .endpoints = Ours(E::kJobsUsersAccts),
+     .needs = part::kQos,
+     .families = &QosFamilies,
+     .add = [](MetricSet& set, const GroupInputs& in) {
+       AddQosFamilies(set, in.qos());
      }},
-    {"licenses", Ours(E::kScheduler), 0, part::kLicenses, &LicenseFamilies,
-     [](MetricSet& set, const FamilyInputs& in) {
-       AddLicenseFamilies(set, *in.state.licenses);
+    {.name = "licenses",
+     .endpoints = Ours(E::kScheduler),
+     .needs = part::kLicenses,
+     .families = &LicenseFamilies,
+     .add = [](MetricSet& set, const GroupInputs& in) {
+       AddLicenseFamilies(set, in.licenses());
      }},
-    {"reservations", Ours(E::kScheduler), 0, part::kReservations,
-     &ReservationFamilies,
-     [](MetricSet& set, const FamilyInputs& in) {
-       AddReservationFamilies(set, *in.state.reservations);
+    {.name = "reservations",
+     .endpoints = Ours(E::kScheduler),
+     .needs = part::kReservations,
+     .families = &ReservationFamilies,
+     .add = [](MetricSet& set, const GroupInputs& in) {
+       AddReservationFamilies(set, in.reservations());
      }},
-    {"node_gres", Ours(E::kNodes), 0, part::kNodes, &NodeGresFamilies,
-     [](MetricSet& set, const FamilyInputs& in) {
-       AddNodeGresFamilies(set, *in.state.nodes);
+    {.name = "node_gres",
+     .endpoints = Ours(E::kNodes),
+     .needs = part::kNodes,
+     .families = &NodeGresFamilies,
+     .add = [](MetricSet& set, const GroupInputs& in) {
+       AddNodeGresFamilies(set, in.nodes());
      },
-     part::kNodes},
-    {"reservation_nodes", Ours(E::kNodes), 0, part::kNodes,
-     &ReservationNodeFamilies,
-     [](MetricSet& set, const FamilyInputs& in) {
-       AddReservationNodeFamilies(set, *in.state.nodes);
+     .follows = part::kNodes},
+    {.name = "reservation_nodes",
+     .endpoints = Ours(E::kNodes),
+     .needs = part::kNodes,
+     .families = &ReservationNodeFamilies,
+     .add = [](MetricSet& set, const GroupInputs& in) {
+       AddReservationNodeFamilies(set, in.nodes());
      },
-     part::kNodes},
-    {"pending_jobs", Ours(E::kJobs), 0, part::kJobs, &PendingJobFamilies,
-     [](MetricSet& set, const FamilyInputs& in) {
-       AddPendingJobFamilies(set, *in.state.jobs, {in.opts.pending_user_label});
+     .follows = part::kNodes},
+    {.name = "pending_jobs",
+     .endpoints = Ours(E::kJobs),
+     .needs = part::kJobs,
+     .families = &PendingJobFamilies,
+     .add = [](MetricSet& set, const GroupInputs& in) {
+       AddPendingJobFamilies(set, in.jobs(), {in.pending_user_label()});
      },
-     part::kJobs},
-    {"job_gpus", Ours(E::kJobs), 0, part::kJobs, &JobGpuFamilies,
-     [](MetricSet& set, const FamilyInputs& in) {
-       AddJobGpuFamilies(set, *in.state.jobs);
+     .follows = part::kJobs},
+    {.name = "job_gpus",
+     .endpoints = Ours(E::kJobs),
+     .needs = part::kJobs,
+     .families = &JobGpuFamilies,
+     .add = [](MetricSet& set, const GroupInputs& in) {
+       AddJobGpuFamilies(set, in.jobs());
      },
-     part::kJobs},
-    {"queue_wait", Ours(E::kJobs), 0, part::kQueueWait,
-     &QueueWaitHistory::Families,
-     [](MetricSet& set, const FamilyInputs& in) {
-       in.queue_wait->AddFamilies(set);
+     .follows = part::kJobs},
+    {.name = "queue_wait",
+     .endpoints = Ours(E::kJobs),
+     .needs = part::kQueueWait,
+     .families = &QueueWaitHistory::Families,
+     .add = [](MetricSet& set, const GroupInputs& in) {
+       in.queue_wait().AddFamilies(set);
      }},
 };
 constexpr size_t kGroupCount = std::size(kGroups);
+
+const FamilySwitch kSwitches[] = {
+    {.option = "FairshareUserMetrics",
+     .on = &Config::fairshare_user_metrics,
+     .families = &FairshareUserFamilies},
+    {.option = "NodeGresMetrics",
+     .on = &Config::node_gres_metrics,
+     .families = &NodeGresFamilies},
+};
 
 bool HasName(const FamilyGroup& g, std::string_view name) {
   const auto families = g.families();
@@ -188,6 +251,7 @@ const std::vector<std::string_view>& KnownNames() {
     std::vector<std::string_view> names;
     for (const FamilyGroup& g : kGroups)
       for (const FamilyDef* f : g.families()) names.push_back(f->name);
+    for (const FamilyDef* f : FamiliesServedBeside()) names.push_back(f->name);
     std::sort(names.begin(), names.end());
     names.erase(std::unique(names.begin(), names.end()), names.end());
     return names;
@@ -198,6 +262,18 @@ const std::vector<std::string_view>& KnownNames() {
 }  // namespace
 
 std::span<const FamilyGroup> FamilyGroups() { return kGroups; }
+
+std::span<const FamilyDef* const> FamiliesServedBeside() {
+  static const auto& kBeside = Immortal([] {
+    std::vector<const FamilyDef*> out;
+    for (const auto list : {SelfMonitoringFamilies(), AccountingStatusFamilies()})
+      out.insert(out.end(), list.begin(), list.end());
+    return out;
+  }());
+  return kBeside;
+}
+
+std::span<const FamilySwitch> FamilySwitches() { return kSwitches; }
 
 const FamilyGroup* FindFamilyGroup(std::string_view name) {
   for (const FamilyGroup& g : kGroups)

@@ -15,11 +15,14 @@
 #include <string_view>
 
 #include "serving/endpoints.h"
+#include "serving/group_inputs.h"
 #include "exposition/exposition.h"
 #include "families/soperator/node_history.h"
 #include "families/ours/queue_wait.h"
 
 namespace sm {
+
+struct Config;  // config/exporter_config.h
 
 // A set of endpoints, one bit per Endpoint.
 using EndpointSet = uint8_t;
@@ -32,54 +35,29 @@ constexpr bool Contains(EndpointSet set, Endpoint e) {
   return (set >> static_cast<int>(e)) & 1;
 }
 
-// The parts of ClusterState (plus the queue-wait history) a group reads:
-// it is added only when every one of them is there.
-using StateParts = uint16_t;
-namespace state_part {
-inline constexpr StateParts kNodes = 1 << 0;
-inline constexpr StateParts kJobs = 1 << 1;
-inline constexpr StateParts kDiag = 1 << 2;
-inline constexpr StateParts kShares = 1 << 3;
-inline constexpr StateParts kQos = 1 << 4;
-inline constexpr StateParts kLicenses = 1 << 5;
-inline constexpr StateParts kReservations = 1 << 6;
-inline constexpr StateParts kQueueWait = 1 << 7;
-// Only in FamilyGroup::follows: JobSource=accounting's finished jobs.
-inline constexpr StateParts kFinishedJobs = 1 << 8;
-// Only in FamilyGroup::follows, with kJobs: the jobs' start and end times
-// too. A group without it follows the rest of each job only: a pending
-// job whose estimated start has passed shows the collection's time as its
-// start, as squeue does, so those two move every collection
-// (JobSnapshot::ContentBesidesTimes).
-inline constexpr StateParts kJobTimes = 1 << 9;
-}  // namespace state_part
-
-// What a group's add function reads.
-struct FamilyInputs {
-  const ClusterState& state;
-  const NodeHistory& history;
-  const RenderOptions& opts;
-  const QueueWaitHistory* queue_wait;  // null: no queue-wait family
-  // Names of this group that another group serves on this endpoint (see
-  // FamilyGroup::yields): not built.
-  std::span<const std::string_view> skip;
-};
-
+// Every group of families: where it is served, what it reads and the
+// function that adds it. Rows name their fields (family_registry.cc);
+// what a row leaves out is 0 or null.
 struct FamilyGroup {
   std::string_view name;  // for tests and messages
-  EndpointSet endpoints;  // where it is served
+  EndpointSet endpoints = 0;  // where it is served
   // Endpoints where a family name this group shares with another group
   // served there is left to the other one: a body carries one family of a
   // name (docs/metrics-native.md).
-  EndpointSet yields;
-  StateParts needs;
+  EndpointSet yields = 0;
+  // The parts that must be there for the group to be added.
+  StateParts needs = 0;
+  // The rest of what `add` reads (GroupInputs): a part used when present,
+  // the clock, a history.
+  StateParts also_reads = 0;
   // Every family `add` can add, in the order it adds them.
-  std::span<const FamilyDef* const> (*families)();
-  void (*add)(MetricSet& set, const FamilyInputs& in);
+  std::span<const FamilyDef* const> (*families)() = nullptr;
+  void (*add)(MetricSet& set, const GroupInputs& in) = nullptr;
   // The parts its families follow from, with the render options, when
   // that is all they follow from (not the clock, not a history): a render
   // may take them from the body it replaces while those parts' content is
-  // what it was (endpoints.h, GroupReuse). 0: built every render.
+  // what it was (endpoints.h, GroupReuse). 0: built every render. What
+  // `add` reads must be among them (group_inputs.h).
   StateParts follows = 0;
 };
 
@@ -90,7 +68,7 @@ std::span<const FamilyGroup> FamilyGroups();
 // The group named `name`, or null.
 const FamilyGroup* FindFamilyGroup(std::string_view name);
 
-// The names of `group` not built on `e` (FamilyInputs::skip).
+// The names of `group` not built on `e` (GroupInputs::skip).
 std::span<const std::string_view> YieldedNames(const FamilyGroup& group,
                                                Endpoint e);
 
@@ -100,8 +78,23 @@ template <StateParts part>
 std::span<const FamilyDef* const> FamiliesOfPart();
 std::span<const FamilyDef* const> FamiliesOfPart(StateParts part);
 
-// Whether some group has a family of this name: what DisabledFamilies
-// accepts.
+// Families served on none of the endpoints above but on the
+// self-monitoring path (exporter.cc, ServeSelfMonitoring): the
+// slurm_exporter_* families and the accounting-status ones. DisabledFamilies
+// knows and drops them like the groups' families.
+std::span<const FamilyDef* const> FamiliesServedBeside();
+
+// A cardinality switch (docs/configuration.md): set to no, it disables its
+// families as DisabledFamilies would.
+struct FamilySwitch {
+  std::string_view option;  // its name in soperator_metrics.conf
+  bool Config::*on;
+  std::span<const FamilyDef* const> (*families)();
+};
+std::span<const FamilySwitch> FamilySwitches();
+
+// Whether some group, or the self-monitoring path, has a family of this
+// name: what DisabledFamilies accepts.
 bool IsKnownFamily(std::string_view name);
 
 // The known family name closest to `name` (edit distance, case ignored),

@@ -5,7 +5,9 @@
 #include <set>
 #include <string_view>
 #include <utility>
+#include <vector>
 
+#include "base/immortal.h"
 #include "serving/private_data.h"
 
 namespace sm {
@@ -77,14 +79,14 @@ std::array<std::optional<double>, kFields.size()> Values(const Share& s) {
 
 }  // namespace
 
+// The account-level families, then the user-level ones.
 std::span<const FamilyDef* const> FairshareFamilies() {
-  static const FamilyDef* const kAll[] = {
-      &kFields[0].account, &kFields[1].account, &kFields[2].account,
-      &kFields[3].account, &kFields[4].account, &kFields[5].account,
-      &kFields[6].account, &kFields[0].user,    &kFields[1].user,
-      &kFields[2].user,    &kFields[3].user,    &kFields[4].user,
-      &kFields[5].user,    &kFields[6].user};
-  static_assert(std::size(kAll) == 2 * kFields.size());
+  static const auto& kAll = Immortal([] {
+    std::vector<const FamilyDef*> out;
+    for (const Field& f : kFields) out.push_back(&f.account);
+    for (const Field& f : kFields) out.push_back(&f.user);
+    return out;
+  }());
   return kAll;
 }
 

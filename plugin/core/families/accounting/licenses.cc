@@ -1,65 +1,65 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "families/accounting/licenses.h"
 
+#include "families/family_rows.h"
+
 namespace sm {
 namespace {
 
-// SckyzO's four, names and HELP texts verbatim.
-const FamilyDef kTotal{"slurm_license_total", "Total count for license",
-                       MetricType::kGauge, {"license"}};
-const FamilyDef kUsed{"slurm_license_used", "Used count for license",
-                      MetricType::kGauge, {"license"}};
-const FamilyDef kFree{"slurm_license_free", "Free count for license",
-                      MetricType::kGauge, {"license"}};
-const FamilyDef kReserved{"slurm_license_reserved",
-                          "Reserved count for license", MetricType::kGauge,
-                          {"license"}};
-const FamilyDef kInfo{"slurm_license_info",
-                      "License and whether it is remote (from slurmdbd)",
-                      MetricType::kGauge, {"license", "remote"}};
-const FamilyDef kLastConsumed{
-    "slurm_license_last_consumed",
-    "In use according to the license server (remote licenses)",
-    MetricType::kGauge, {"license"}};
-const FamilyDef kLastDeficit{
-    "slurm_license_last_deficit",
-    "Licenses in use outside the cluster beyond its share (remote licenses)",
-    MetricType::kGauge, {"license"}};
-const FamilyDef kLastUpdate{
-    "slurm_license_last_update_timestamp_seconds",
-    "When the license server count was last updated (remote licenses)",
-    MetricType::kGauge, {"license"}};
+using Row = FamilyRow<License>;
 
-const FamilyDef* const kAll[] = {&kTotal, &kUsed, &kFree, &kReserved,
-                                 &kInfo,  &kLastConsumed, &kLastDeficit,
-                                 &kLastUpdate};
+template <typename T>
+double D(T v) {
+  return static_cast<double>(v);
+}
+
+// SckyzO's four first, names and HELP texts verbatim.
+const Row kRows[] = {
+    {{"slurm_license_total", "Total count for license", MetricType::kGauge,
+      {"license"}},
+     [](Family& f, const License& l) { f.Add({l.name}, D(l.total)); }},
+    {{"slurm_license_used", "Used count for license", MetricType::kGauge,
+      {"license"}},
+     [](Family& f, const License& l) { f.Add({l.name}, D(l.used)); }},
+    {{"slurm_license_free", "Free count for license", MetricType::kGauge,
+      {"license"}},
+     [](Family& f, const License& l) { f.Add({l.name}, D(l.free)); }},
+    {{"slurm_license_reserved", "Reserved count for license",
+      MetricType::kGauge, {"license"}},
+     [](Family& f, const License& l) { f.Add({l.name}, D(l.reserved)); }},
+    {{"slurm_license_info", "License and whether it is remote (from slurmdbd)",
+      MetricType::kGauge, {"license", "remote"}},
+     [](Family& f, const License& l) {
+       f.Add({l.name, l.remote ? "yes" : "no"}, 1);
+     }},
+    {{"slurm_license_last_consumed",
+      "In use according to the license server (remote licenses)",
+      MetricType::kGauge, {"license"}},
+     [](Family& f, const License& l) {
+       if (l.last_consumed) f.Add({l.name}, D(*l.last_consumed));
+     }},
+    {{"slurm_license_last_deficit",
+      "Licenses in use outside the cluster beyond its share (remote licenses)",
+      MetricType::kGauge, {"license"}},
+     [](Family& f, const License& l) {
+       if (l.last_deficit) f.Add({l.name}, D(*l.last_deficit));
+     }},
+    {{"slurm_license_last_update_timestamp_seconds",
+      "When the license server count was last updated (remote licenses)",
+      MetricType::kGauge, {"license"}},
+     [](Family& f, const License& l) {
+       if (l.last_update) f.Add({l.name}, D(*l.last_update));
+     }},
+};
 
 }  // namespace
 
-std::span<const FamilyDef* const> LicenseFamilies() { return kAll; }
+std::span<const FamilyDef* const> LicenseFamilies() {
+  return FamilyList<kRows>();
+}
 
 void AddLicenseFamilies(MetricSet& set, const LicenseSnapshot& snap) {
-  Family& total = set.Add(kTotal);
-  Family& used = set.Add(kUsed);
-  Family& free = set.Add(kFree);
-  Family& reserved = set.Add(kReserved);
-  Family& info = set.Add(kInfo);
-  Family& last_consumed = set.Add(kLastConsumed);
-  Family& last_deficit = set.Add(kLastDeficit);
-  Family& last_update = set.Add(kLastUpdate);
-  for (const License& l : snap.licenses) {
-    const std::string_view name[] = {l.name};
-    total.Add(name, static_cast<double>(l.total));
-    used.Add(name, static_cast<double>(l.used));
-    free.Add(name, static_cast<double>(l.free));
-    reserved.Add(name, static_cast<double>(l.reserved));
-    info.Add({l.name, l.remote ? "yes" : "no"}, 1);
-    if (l.last_consumed)
-      last_consumed.Add(name, static_cast<double>(*l.last_consumed));
-    if (l.last_deficit)
-      last_deficit.Add(name, static_cast<double>(*l.last_deficit));
-    if (l.last_update) last_update.Add(name, static_cast<double>(*l.last_update));
-  }
+  AddRows<License>(set, kRows, snap.licenses);
 }
 
 }  // namespace sm

@@ -5,25 +5,27 @@
 #include <optional>
 #include <utility>
 
+#include "families/family_rows.h"
+
 namespace sm {
 namespace {
 
 // SckyzO's names, labels and HELP texts verbatim.
-const FamilyDef kTotal{
-    "slurm_node_gres_total",
-    "Generic resources configured on the node, by resource type. gres_type "
-    "is \"gpu\" for an untyped resource and \"gpu:<model>\" when Slurm "
-    "reports a model.",
-    MetricType::kGauge,
-    {"node", "status", "partition", "gres_type"}};
-const FamilyDef kUsed{
-    "slurm_node_gres_used",
-    "Generic resources currently allocated on the node, by resource type. "
-    "Same gres_type values as slurm_node_gres_total.",
-    MetricType::kGauge,
-    {"node", "status", "partition", "gres_type"}};
-
-const FamilyDef* const kAll[] = {&kTotal, &kUsed};
+enum Def { kTotal, kUsed };
+const FamilyDef kDefs[] = {
+    {"slurm_node_gres_total",
+     "Generic resources configured on the node, by resource type. gres_type "
+     "is \"gpu\" for an untyped resource and \"gpu:<model>\" when Slurm "
+     "reports a model.",
+     MetricType::kGauge,
+     {"node", "status", "partition", "gres_type"}},
+    {"slurm_node_gres_used",
+     "Generic resources currently allocated on the node, by resource type. "
+     "Same gres_type values as slurm_node_gres_total.",
+     MetricType::kGauge,
+     {"node", "status", "partition", "gres_type"}},
+};
+static_assert(std::size(kDefs) == kUsed + 1);
 
 void AddCounts(Family& f, const Node& n, std::string_view partition,
                const std::vector<GresCount>& counts) {
@@ -120,11 +122,14 @@ std::vector<GresCount> ParseGresCounts(std::string_view spec) {
   return out;
 }
 
-std::span<const FamilyDef* const> NodeGresFamilies() { return kAll; }
+std::span<const FamilyDef* const> NodeGresFamilies() {
+  return FamilyList<kDefs>();
+}
 
 void AddNodeGresFamilies(MetricSet& set, const NodeSnapshot& snap) {
-  Family& total = set.Add(kTotal);
-  Family& used = set.Add(kUsed);
+  const auto families = AddAll(set, kDefs);
+  Family& total = *families[kTotal];
+  Family& used = *families[kUsed];
   // sinfo -N prints a node once per partition it is in, and SckyzO emits
   // the node's GRES on each of those lines.
   for (const Node& n : snap.nodes) {

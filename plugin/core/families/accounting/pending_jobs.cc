@@ -6,21 +6,28 @@
 #include <map>
 #include <tuple>
 
+#include "families/family_rows.h"
+
 namespace sm {
 namespace {
 
 // SckyzO's names and HELP texts verbatim; its label sets with and without
 // the user label.
-const FamilyDef kJobs{"slurm_queue_pending", "Pending jobs in queue",
-                      MetricType::kGauge, {"user", "partition", "reason"}};
-const FamilyDef kCores{"slurm_cores_pending", "Pending cores in queue",
-                       MetricType::kGauge, {"user", "partition", "reason"}};
-const FamilyDef kJobsNoUser{"slurm_queue_pending", "Pending jobs in queue",
-                            MetricType::kGauge, {"partition", "reason"}};
-const FamilyDef kCoresNoUser{"slurm_cores_pending", "Pending cores in queue",
-                             MetricType::kGauge, {"partition", "reason"}};
-
-const FamilyDef* const kAll[] = {&kJobs, &kCores};
+enum Def { kJobs, kCores };
+const FamilyDef kWithUser[] = {
+    {"slurm_queue_pending", "Pending jobs in queue", MetricType::kGauge,
+     {"user", "partition", "reason"}},
+    {"slurm_cores_pending", "Pending cores in queue", MetricType::kGauge,
+     {"user", "partition", "reason"}},
+};
+const FamilyDef kWithoutUser[] = {
+    {"slurm_queue_pending", "Pending jobs in queue", MetricType::kGauge,
+     {"partition", "reason"}},
+    {"slurm_cores_pending", "Pending cores in queue", MetricType::kGauge,
+     {"partition", "reason"}},
+};
+static_assert(std::size(kWithUser) == kCores + 1 &&
+              std::size(kWithoutUser) == kCores + 1);
 
 struct Count {
   double jobs = 0;
@@ -38,12 +45,16 @@ std::string_view User(const Job& j, Arena& arena) {
 
 }  // namespace
 
-std::span<const FamilyDef* const> PendingJobFamilies() { return kAll; }
+std::span<const FamilyDef* const> PendingJobFamilies() {
+  return FamilyList<kWithUser>();
+}
 
 void AddPendingJobFamilies(MetricSet& set, const JobSnapshot& snap,
                            const PendingOptions& options) {
-  Family& jobs = set.Add(options.user_label ? kJobs : kJobsNoUser);
-  Family& cores = set.Add(options.user_label ? kCores : kCoresNoUser);
+  const auto families =
+      AddAll(set, options.user_label ? kWithUser : kWithoutUser);
+  Family& jobs = *families[kJobs];
+  Family& cores = *families[kCores];
   if (!jobs.enabled() && !cores.enabled()) return;
   // (user, partition, reason); user "" when the label is off.
   std::map<std::tuple<std::string_view, std::string_view, std::string_view>,

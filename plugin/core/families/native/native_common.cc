@@ -2,6 +2,8 @@
 #include "families/native/native_common.h"
 
 #include <algorithm>
+#include <iterator>
+#include <utility>
 
 namespace sm::native {
 namespace {
@@ -88,47 +90,97 @@ NodeView ViewNode(const Node& n, bool native_values) {
   return v;
 }
 
+namespace {
+
+using NodeCount = uint64_t NodeCounts::*;
+using JobCount = uint64_t JobTotals::*;
+
+// The count each base state adds to, by NodeBase (statistics_get_nodes()
+// counts no other).
+constexpr NodeCount kNodeByBase[] = {
+    nullptr,               // kNone
+    &NodeCounts::unknown,  // kUnknown
+    &NodeCounts::down,     // kDown
+    &NodeCounts::idle,     // kIdle
+    &NodeCounts::alloc,    // kAllocated
+    nullptr,               // kError
+    &NodeCounts::mixed,    // kMixed
+    &NodeCounts::future,   // kFuture
+};
+static_assert(std::size(kNodeByBase) == static_cast<size_t>(NodeBase::kFuture) + 1);
+
+// The count each node flag adds to.
+constexpr std::pair<uint32_t, NodeCount> kNodeByFlag[] = {
+    {node_flag::kCompleting, &NodeCounts::cg},
+    {node_flag::kBlocked, &NodeCounts::blocked},
+    {node_flag::kCloud, &NodeCounts::cloud},
+    {node_flag::kDynamicFuture, &NodeCounts::dyn_future},
+    {node_flag::kDynamicNorm, &NodeCounts::dyn_normal},
+    {node_flag::kExternal, &NodeCounts::external},
+    {node_flag::kFail, &NodeCounts::fail},
+    {node_flag::kInvalidReg, &NodeCounts::invalid_reg},
+    {node_flag::kMaintenance, &NodeCounts::maint},
+    {node_flag::kNotResponding, &NodeCounts::no_resp},
+    {node_flag::kPlanned, &NodeCounts::planned},
+    {node_flag::kPowerDown, &NodeCounts::power_down},
+    {node_flag::kPowerUp, &NodeCounts::power_up},
+    {node_flag::kPoweredDown, &NodeCounts::powered_down},
+    {node_flag::kPoweringDown, &NodeCounts::powering_down},
+    {node_flag::kPoweringUp, &NodeCounts::powering_up},
+    {node_flag::kRebootIssued, &NodeCounts::reboot_issued},
+    {node_flag::kRebootRequested, &NodeCounts::reboot_requested},
+    {node_flag::kReserved, &NodeCounts::resv},
+};
+
+// The count each job base state adds a record to, by JobBase; pending
+// counts an array's tasks instead (JobTotals::Add).
+constexpr JobCount kJobByBase[] = {
+    nullptr,                   // kPending
+    &JobTotals::running,       // kRunning
+    &JobTotals::suspended,     // kSuspended
+    &JobTotals::completed,     // kCompleted
+    &JobTotals::cancelled,     // kCancelled
+    &JobTotals::failed,        // kFailed
+    &JobTotals::timeout,       // kTimeout
+    &JobTotals::node_failed,   // kNodeFail
+    &JobTotals::preempted,     // kPreempted
+    &JobTotals::bootfail,      // kBootFail
+    &JobTotals::deadline,      // kDeadline
+    &JobTotals::oom,           // kOutOfMemory
+};
+static_assert(std::size(kJobByBase) == static_cast<size_t>(JobBase::kOutOfMemory) + 1);
+
+// The count each job flag adds to.
+constexpr std::pair<uint32_t, JobCount> kJobByFlag[] = {
+    {job_flag::kCompleting, &JobTotals::completing},
+    {job_flag::kConfiguring, &JobTotals::configuring},
+    {job_flag::kExpediting, &JobTotals::expediting},
+    {job_flag::kRequeueFed, &JobTotals::fed_requeued},
+    {job_flag::kPowerUpNode, &JobTotals::powerup_node},
+    {job_flag::kRequeue, &JobTotals::requeued},
+    {job_flag::kResizing, &JobTotals::resizing},
+    {job_flag::kRevoked, &JobTotals::revoked},
+    {job_flag::kSignaling, &JobTotals::signaling},
+    {job_flag::kStageOut, &JobTotals::stageout},
+};
+
+}  // namespace
+
 void NodeCounts::Add(const NodeView& v, bool rewritten) {
-  using namespace node_flag;
   const NodeState& s = v.node->state;
   ++nodes;
-  switch (v.counted) {
-    case NodeBase::kFuture: ++future; break;
-    case NodeBase::kDown: ++down; break;
-    case NodeBase::kMixed: ++mixed; break;
-    case NodeBase::kAllocated: ++alloc; break;
-    case NodeBase::kIdle: ++idle; break;
-    case NodeBase::kUnknown: ++unknown; break;
-    default: break;
-  }
+  if (const NodeCount base = kNodeByBase[static_cast<size_t>(v.counted)])
+    ++(this->*base);
   // Slurm: `if DRAINING draining++ else if DRAIN drain++` and
   // `if DRAINED drained++`, DRAINED being DRAIN && !DRAINING: so drain and
   // drained always agree.
   const bool is_draining = rewritten ? v.draining_rewritten : v.draining;
   if (is_draining)
     ++draining;
-  else if (s.has(kDrain))
+  else if (s.has(node_flag::kDrain))
     ++drain;
-  if (s.has(kDrain) && !is_draining) ++drained;
-  cg += s.has(kCompleting);
-  blocked += s.has(kBlocked);
-  cloud += s.has(kCloud);
-  dyn_future += s.has(kDynamicFuture);
-  dyn_normal += s.has(kDynamicNorm);
-  external += s.has(kExternal);
-  fail += s.has(kFail);
-  invalid_reg += s.has(kInvalidReg);
-  maint += s.has(kMaintenance);
-  no_resp += s.has(kNotResponding);
-  planned += s.has(kPlanned);
-  power_down += s.has(kPowerDown);
-  power_up += s.has(kPowerUp);
-  powered_down += s.has(kPoweredDown);
-  powering_down += s.has(kPoweringDown);
-  powering_up += s.has(kPoweringUp);
-  reboot_issued += s.has(kRebootIssued);
-  reboot_requested += s.has(kRebootRequested);
-  resv += s.has(kReserved);
+  if (s.has(node_flag::kDrain) && !is_draining) ++drained;
+  for (const auto& [flag, count] : kNodeByFlag) this->*count += s.has(flag);
   cpus_alloc += v.cpus_alloc;
   cpus_efctv += v.cpus_efctv;
   cpus_idle += v.cpus_idle;
@@ -149,7 +201,6 @@ std::vector<NodeView> ViewNodes(const NodeSnapshot& snap, bool native_values) {
 }
 
 void JobTotals::Add(const Job& j, bool native_values) {
-  using namespace job_flag;
   const bool is_pending = j.state == JobBase::kPending;
   const bool held = is_pending && j.held;
   // An array's pending meta record stands for its remaining tasks; only
@@ -157,39 +208,19 @@ void JobTotals::Add(const Job& j, bool native_values) {
   const uint64_t cnt = j.array_pending_tasks ? j.array_pending_tasks : 1;
   tasks += cnt;
   ++records;
-  switch (j.state) {
-    case JobBase::kBootFail: ++bootfail; break;
-    case JobBase::kCancelled: ++cancelled; break;
-    case JobBase::kCompleted: ++completed; break;
-    case JobBase::kDeadline: ++deadline; break;
-    case JobBase::kFailed: ++failed; break;
-    case JobBase::kNodeFail: ++node_failed; break;
-    case JobBase::kOutOfMemory: ++oom; break;
-    case JobBase::kPending: break;  // by tasks, below
-    case JobBase::kPreempted: ++preempted; break;
-    case JobBase::kRunning: ++running; break;
-    case JobBase::kSuspended: ++suspended; break;
-    case JobBase::kTimeout: ++timeout; break;
-  }
+  if (const JobCount base = kJobByBase[static_cast<size_t>(j.state)])
+    ++(this->*base);
   if (is_pending) {
     pending += cnt;
     if (held) hold += cnt;
   }
   const bool is_finished = IsFinished(j.state);
-  completing += (j.flags & kCompleting) != 0;
-  configuring += (j.flags & kConfiguring) != 0;
-  expediting += (j.flags & kExpediting) != 0;
-  fed_requeued += (j.flags & kRequeueFed) != 0;
+  for (const auto& [flag, count] : kJobByFlag)
+    this->*count += (j.flags & flag) != 0;
   finished += is_finished;
-  powerup_node += (j.flags & kPowerUpNode) != 0;
-  requeued += (j.flags & kRequeue) != 0;
-  resizing += (j.flags & kResizing) != 0;
-  revoked += (j.flags & kRevoked) != 0;
-  signaling += (j.flags & kSignaling) != 0;
-  stageout += (j.flags & kStageOut) != 0;
   started += IsStarted(j.state);
   // IS_JOB_COMPLETED: finished and no longer completing.
-  if (!is_finished || (j.flags & kCompleting)) ++not_completed;
+  if (!is_finished || (j.flags & job_flag::kCompleting)) ++not_completed;
 
   // Slurm tests a bit of the reason (any reason with that bit, in any
   // state); the family means "waiting for the partition node limit".

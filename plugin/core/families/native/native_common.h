@@ -9,10 +9,12 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <mutex>
 #include <span>
 #include <string_view>
 #include <vector>
 
+#include "base/immortal.h"
 #include "exposition/exposition.h"
 #include "model/snapshot.h"
 
@@ -62,22 +64,6 @@ struct FamilyDefs {
 
 FamilyDefs MakeDefs(const Spec& spec, std::string_view label);
 
-// Definitions for a table whose rows have a `spec` member, built once per
-// table (FamilyDefs must outlive every MetricSet that points at them).
-template <typename Row>
-std::vector<FamilyDefs> MakeDefs(std::span<const Row> rows,
-                                 std::string_view label) {
-  std::vector<FamilyDefs> out;
-  out.reserve(rows.size());
-  for (const Row& r : rows) out.push_back(MakeDefs(r.spec, label));
-  return out;
-}
-
-// The typed FamilyDef of every row of `tables`, in order: what the family
-// registry lists for a native group (family_registry.h).
-std::vector<const FamilyDef*> TypedDefs(
-    std::initializer_list<std::span<const FamilyDefs>> tables);
-
 // Fills one family of a MetricSet.
 class Emitter {
  public:
@@ -92,16 +78,55 @@ class Emitter {
   Family* family_;
 };
 
-// Emitters for every row of a table, in table order.
+// A table of rows, each with a Spec (the member `spec` by default), and
+// the label its families carry: one family per row. The FamilyDefs are
+// built on first use and never freed (they must outlive every MetricSet
+// that points at them; base/immortal.h). Constant-initialised, so a table
+// may be a namespace-scope object.
 template <typename Row>
-std::vector<Emitter> MakeEmitters(MetricSet& set, std::span<const Row> rows,
-                                  const std::vector<FamilyDefs>& defs,
-                                  bool native_values) {
-  std::vector<Emitter> out;
-  out.reserve(rows.size());
-  for (size_t i = 0; i < rows.size(); ++i)
-    out.emplace_back(set, defs[i], rows[i].spec, native_values);
-  return out;
+class Table {
+ public:
+  template <size_t N>
+  constexpr Table(const Row (&rows)[N], std::string_view label,
+                  Spec Row::*spec = &Row::spec)
+      : rows_(rows), label_(label), spec_(spec) {}
+
+  std::span<const Row> rows() const { return rows_; }
+  const Spec& spec(size_t i) const { return rows_[i].*spec_; }
+  const std::vector<FamilyDefs>& defs() const {
+    std::call_once(once_, [this] {
+      std::vector<FamilyDefs> defs;
+      for (size_t i = 0; i < rows_.size(); ++i)
+        defs.push_back(MakeDefs(spec(i), label_));
+      defs_ = &Immortal(std::move(defs));
+    });
+    return *defs_;
+  }
+  // An emitter for every row, in table order.
+  std::vector<Emitter> Emitters(MetricSet& set, bool native_values) const {
+    std::vector<Emitter> out;
+    out.reserve(rows_.size());
+    for (size_t i = 0; i < rows_.size(); ++i)
+      out.emplace_back(set, defs()[i], spec(i), native_values);
+    return out;
+  }
+
+ private:
+  std::span<const Row> rows_;
+  std::string_view label_;
+  Spec Row::*spec_;
+  mutable std::once_flag once_;
+  mutable const std::vector<FamilyDefs>* defs_ = nullptr;
+};
+
+// The typed FamilyDef of every row of `tables`, in order, made once: what
+// the family registry lists for a native group (family_registry.h).
+std::vector<const FamilyDef*> TypedDefs(
+    std::initializer_list<std::span<const FamilyDefs>> tables);
+template <const auto&... tables>
+std::span<const FamilyDef* const> FamiliesOf() {
+  static const auto& kAll = Immortal(TypedDefs({tables.defs()...}));
+  return kAll;
 }
 
 // ---- Nodes (statistics_get_nodes) -----------------------------------------

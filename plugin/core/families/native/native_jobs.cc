@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "families/native/native_jobs.h"
 
-#include "base/immortal.h"
 #include "families/native/native_common.h"
 
 namespace sm {
@@ -81,27 +80,20 @@ const Row kRows[] = {
      &JobTotals::timeout},
 };
 
-const std::vector<native::FamilyDefs>& Defs() {
-  static const auto& kDefs =
-      Immortal(native::MakeDefs(std::span<const Row>(kRows), ""));
-  return kDefs;
-}
+constinit const native::Table<Row> kTable(kRows, "");
 
 }  // namespace
 
 std::span<const FamilyDef* const> NativeJobFamilies() {
-  static const auto& kAll = Immortal(native::TypedDefs({Defs()}));
-  return kAll;
+  return native::FamiliesOf<kTable>();
 }
 
 void AddNativeJobFamilies(MetricSet& set, const JobSnapshot& snap,
                           const RenderOptions& opts) {
-  const auto& kDefs = Defs();
   JobTotals totals;
   for (const Job& j : snap.jobs) totals.Add(j, opts.native_values);
   totals.Finish(opts.native_values && snap.native_nodes_alloc_per_record);
-  std::vector<native::Emitter> emit = native::MakeEmitters(
-      set, std::span<const Row>(kRows), kDefs, opts.native_values);
+  std::vector<native::Emitter> emit = kTable.Emitters(set, opts.native_values);
   for (size_t i = 0; i < emit.size(); ++i) emit[i].Add(totals.*kRows[i].value);
 }
 

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 
-#include "base/immortal.h"
 #include "families/native/native_common.h"
 
 namespace sm {
@@ -127,31 +126,20 @@ const Total kTotals[] = {
      &NodeCounts::unknown},
 };
 
-const std::vector<native::FamilyDefs>& PerNodeDefs() {
-  static const auto& kDefs =
-      Immortal(native::MakeDefs(std::span<const PerNode>(kPerNode), "node"));
-  return kDefs;
-}
-
-const std::vector<native::FamilyDefs>& TotalDefs() {
-  static const auto& kDefs =
-      Immortal(native::MakeDefs(std::span<const Total>(kTotals), ""));
-  return kDefs;
-}
+constinit const native::Table<PerNode> kPerNodeTable(kPerNode, "node");
+constinit const native::Table<Total> kTotalTable(kTotals, "");
 
 }  // namespace
 
 std::span<const FamilyDef* const> NativeNodeFamilies() {
-  static const auto& kAll =
-      Immortal(native::TypedDefs({PerNodeDefs(), TotalDefs()}));
-  return kAll;
+  return native::FamiliesOf<kPerNodeTable, kTotalTable>();
 }
 
 void AddNativeNodeFamilies(MetricSet& set, const NodeSnapshot& snap,
                            const RenderOptions& opts,
                            std::span<const std::string_view> skip) {
-  const auto& kPerNodeDefs = PerNodeDefs();
-  const auto& kTotalDefs = TotalDefs();
+  const auto& kPerNodeDefs = kPerNodeTable.defs();
+  const auto& kTotalDefs = kTotalTable.defs();
   const bool nv = opts.native_values;
   auto skipped = [&](std::string_view name) {
     return std::find(skip.begin(), skip.end(), name) != skip.end();

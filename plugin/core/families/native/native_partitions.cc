@@ -3,7 +3,6 @@
 
 #include <unordered_map>
 
-#include "base/immortal.h"
 #include "families/native/native_common.h"
 
 namespace sm {
@@ -16,7 +15,11 @@ using native::Spec;
 using native::Unit;
 using native::Width;
 
-const Spec kPartitions{"slurm_partitions", "Total number of partitions"};
+// The partitions themselves: one unlabelled count.
+struct CountRow {
+  Spec spec;
+};
+const CountRow kCount[] = {{{"slurm_partitions", "Total number of partitions"}}};
 
 using JobRow = native::MemberRow<JobTotals>;
 
@@ -225,46 +228,24 @@ struct PartitionTotals {
   JobTotals jobs;
 };
 
-const native::FamilyDefs& PartitionsDefs() {
-  static const native::FamilyDefs kDefs = native::MakeDefs(kPartitions, "");
-  return kDefs;
-}
-const std::vector<native::FamilyDefs>& JobDefs() {
-  static const auto& kDefs =
-      Immortal(native::MakeDefs(std::span<const JobRow>(kJobRows), "partition"));
-  return kDefs;
-}
-const std::vector<native::FamilyDefs>& NodeDefs() {
-  static const auto& kDefs =
-      Immortal(native::MakeDefs(std::span<const NodeRow>(kNodeRows), "partition"));
-  return kDefs;
-}
-const std::vector<native::FamilyDefs>& SizeDefs() {
-  static const auto& kDefs =
-      Immortal(native::MakeDefs(std::span<const SizeRow>(kSizeRows), "partition"));
-  return kDefs;
-}
+constinit const native::Table<CountRow> kCountTable(kCount, "");
+constinit const native::Table<JobRow> kJobTable(kJobRows, "partition");
+constinit const native::Table<NodeRow> kNodeTable(kNodeRows, "partition");
+constinit const native::Table<SizeRow> kSizeTable(kSizeRows, "partition");
 
 }  // namespace
 
 // In the order AddNativePartitionFamilies adds them.
 std::span<const FamilyDef* const> NativePartitionFamilies() {
-  static const auto& kAll = Immortal(native::TypedDefs(
-      {std::span(&PartitionsDefs(), 1), JobDefs(), NodeDefs(), SizeDefs()}));
-  return kAll;
+  return native::FamiliesOf<kCountTable, kJobTable, kNodeTable, kSizeTable>();
 }
 
 void AddNativePartitionFamilies(MetricSet& set, const NodeSnapshot& snap,
                                 const JobSnapshot* jobs,
                                 const RenderOptions& opts) {
-  const native::FamilyDefs& kPartitionsDefs = PartitionsDefs();
-  const auto& kJobDefs = JobDefs();
-  const auto& kNodeDefs = NodeDefs();
-  const auto& kSizeDefs = SizeDefs();
   const bool nv = opts.native_values;
 
-  native::Emitter(set, kPartitionsDefs, kPartitions, nv)
-      .Add(snap.partitions.size());
+  kCountTable.Emitters(set, nv)[0].Add(snap.partitions.size());
 
   std::vector<PartitionTotals> totals(snap.partitions.size());
   std::vector<NodeView> listed;
@@ -297,13 +278,9 @@ void AddNativePartitionFamilies(MetricSet& set, const NodeSnapshot& snap,
   }
 
   std::vector<native::Emitter> job_emit;
-  if (jobs)
-    job_emit = native::MakeEmitters(set, std::span<const JobRow>(kJobRows),
-                                    kJobDefs, nv);
-  std::vector<native::Emitter> node_emit = native::MakeEmitters(
-      set, std::span<const NodeRow>(kNodeRows), kNodeDefs, nv);
-  std::vector<native::Emitter> size_emit = native::MakeEmitters(
-      set, std::span<const SizeRow>(kSizeRows), kSizeDefs, nv);
+  if (jobs) job_emit = kJobTable.Emitters(set, nv);
+  std::vector<native::Emitter> node_emit = kNodeTable.Emitters(set, nv);
+  std::vector<native::Emitter> size_emit = kSizeTable.Emitters(set, nv);
   for (size_t p = 0; p < snap.partitions.size(); ++p) {
     const Partition& part = snap.partitions[p];
     for (size_t i = 0; i < job_emit.size(); ++i)

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "families/native/native_scheduler.h"
 
-#include "base/immortal.h"
 #include "families/native/native_common.h"
 
 namespace sm {
@@ -199,24 +198,17 @@ const Row kRows[] = {
      [](const DiagSnapshot& d) { return Time(S(d).time); }},
 };
 
-const std::vector<native::FamilyDefs>& Defs() {
-  static const auto& kDefs =
-      Immortal(native::MakeDefs(std::span<const Row>(kRows), ""));
-  return kDefs;
-}
+constinit const native::Table<Row> kTable(kRows, "");
 
 }  // namespace
 
 std::span<const FamilyDef* const> NativeSchedulerFamilies() {
-  static const auto& kAll = Immortal(native::TypedDefs({Defs()}));
-  return kAll;
+  return native::FamiliesOf<kTable>();
 }
 
 void AddNativeSchedulerFamilies(MetricSet& set, const DiagSnapshot& diag,
                                 const RenderOptions& opts) {
-  const auto& kDefs = Defs();
-  std::vector<native::Emitter> emit = native::MakeEmitters(
-      set, std::span<const Row>(kRows), kDefs, opts.native_values);
+  std::vector<native::Emitter> emit = kTable.Emitters(set, opts.native_values);
   for (size_t i = 0; i < emit.size(); ++i) emit[i].Add(kRows[i].value(diag));
 }
 

@@ -3,7 +3,6 @@
 
 #include <unordered_map>
 
-#include "base/immortal.h"
 #include "families/native/native_common.h"
 
 namespace sm {
@@ -133,17 +132,9 @@ const Row kRows[] = {
      &JobTotals::timeout},
 };
 
-// One side (users or accounts) of the table, in the shape MakeDefs and
-// MakeEmitters read.
-struct Side {
-  Spec spec;
-};
-
-std::vector<Side> SideOf(Spec Row::*which) {
-  std::vector<Side> out;
-  for (const Row& r : kRows) out.push_back({r.*which});
-  return out;
-}
+// The two sides of the table: families by user and by account.
+constinit const native::Table<Row> kUsers(kRows, "username", &Row::user);
+constinit const native::Table<Row> kAccounts(kRows, "account", &Row::account);
 
 // Totals per key, in first-appearance order (order does not matter to our
 // writer, but it keeps the walk deterministic).
@@ -162,50 +153,23 @@ struct Keyed {
   }
 };
 
-void Emit(MetricSet& set, const std::vector<Side>& side,
-          const std::vector<native::FamilyDefs>& defs, const Keyed& keyed,
+void Emit(MetricSet& set, const native::Table<Row>& side, const Keyed& keyed,
           bool nv) {
-  std::vector<native::Emitter> emit =
-      native::MakeEmitters(set, std::span<const Side>(side), defs, nv);
+  std::vector<native::Emitter> emit = side.Emitters(set, nv);
   for (size_t k = 0; k < keyed.keys.size(); ++k) {
     for (size_t i = 0; i < emit.size(); ++i)
       emit[i].Add(keyed.keys[k], keyed.totals[k].*kRows[i].value);
   }
 }
 
-const std::vector<Side>& Users() {
-  static const auto& kUsers = Immortal(SideOf(&Row::user));
-  return kUsers;
-}
-const std::vector<Side>& Accounts() {
-  static const auto& kAccounts = Immortal(SideOf(&Row::account));
-  return kAccounts;
-}
-const std::vector<native::FamilyDefs>& UserDefs() {
-  static const auto& kDefs =
-      Immortal(native::MakeDefs(std::span<const Side>(Users()), "username"));
-  return kDefs;
-}
-const std::vector<native::FamilyDefs>& AccountDefs() {
-  static const auto& kDefs =
-      Immortal(native::MakeDefs(std::span<const Side>(Accounts()), "account"));
-  return kDefs;
-}
-
 }  // namespace
 
 std::span<const FamilyDef* const> NativeUserAccountFamilies() {
-  static const auto& kAll =
-      Immortal(native::TypedDefs({UserDefs(), AccountDefs()}));
-  return kAll;
+  return native::FamiliesOf<kUsers, kAccounts>();
 }
 
 void AddNativeUserAccountFamilies(MetricSet& set, const JobSnapshot& snap,
                                   const RenderOptions& opts) {
-  const auto& kUsers = Users();
-  const auto& kAccounts = Accounts();
-  const auto& kUserDefs = UserDefs();
-  const auto& kAccountDefs = AccountDefs();
   const bool nv = opts.native_values;
 
   // Keyed by the exact strings; an unresolvable uid or a job without an
@@ -218,8 +182,8 @@ void AddNativeUserAccountFamilies(MetricSet& set, const JobSnapshot& snap,
   const bool per_record = nv && snap.native_nodes_alloc_per_record;
   for (JobTotals& t : users.totals) t.Finish(per_record);
   for (JobTotals& t : accounts.totals) t.Finish(per_record);
-  Emit(set, kUsers, kUserDefs, users, nv);
-  Emit(set, kAccounts, kAccountDefs, accounts, nv);
+  Emit(set, kUsers, users, nv);
+  Emit(set, kAccounts, accounts, nv);
 }
 
 }  // namespace sm

@@ -1,20 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "families/ours/job_gpus.h"
 
+#include "families/family_rows.h"
+
 namespace sm {
 namespace {
 
-const FamilyDef kJobGpus{"slurm_job_gpus", "GPUs allocated to a Slurm job",
-                         MetricType::kGauge, {"job_id"}};
-
-const FamilyDef* const kAll[] = {&kJobGpus};
+const FamilyDef kDefs[] = {
+    {"slurm_job_gpus", "GPUs allocated to a Slurm job", MetricType::kGauge,
+     {"job_id"}},
+};
 
 }  // namespace
 
-std::span<const FamilyDef* const> JobGpuFamilies() { return kAll; }
+std::span<const FamilyDef* const> JobGpuFamilies() {
+  return FamilyList<kDefs>();
+}
 
 void AddJobGpuFamilies(MetricSet& set, const JobSnapshot& snap) {
-  Family& gpus = set.Add(kJobGpus);
+  Family& gpus = *AddAll(set, kDefs)[0];
   Arena& arena = set.arena();
   // Jobs without GPUs (most of them, and every pending one) get no series,
   // so the family costs nothing on a cluster without GPUs.

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "families/family_rows.h"
+
 namespace sm {
 
 const double kQueueWaitBuckets[16] = {1,    5,     10,    30,    60,    300,
@@ -11,13 +13,14 @@ const double kQueueWaitBuckets[16] = {1,    5,     10,    30,    60,    300,
 
 namespace {
 
-const FamilyDef kQueueWait{
-    "slurm_job_queue_wait_seconds",
-    "Time from submission to start of the jobs that started, by the "
-    "partition they started in (each start observed once)",
-    MetricType::kHistogram,
-    {"partition"},
-    kQueueWaitBuckets};
+const FamilyDef kDefs[] = {
+    {"slurm_job_queue_wait_seconds",
+     "Time from submission to start of the jobs that started, by the "
+     "partition they started in (each start observed once)",
+     MetricType::kHistogram,
+     {"partition"},
+     kQueueWaitBuckets},
+};
 
 // A job ran (or runs) when it left PENDING with a start time and nodes; a
 // job cancelled while pending gets a start time too (Start=End in sacct)
@@ -50,12 +53,11 @@ void QueueWaitHistory::Observe(const JobSnapshot& jobs) {
 }
 
 std::span<const FamilyDef* const> QueueWaitHistory::Families() {
-  static const FamilyDef* const kAll[] = {&kQueueWait};
-  return kAll;
+  return FamilyList<kDefs>();
 }
 
 void QueueWaitHistory::AddFamilies(MetricSet& set) const {
-  Family& f = set.Add(kQueueWait);
+  Family& f = *AddAll(set, kDefs)[0];
   for (const auto& [partition, h] : histogram_) {
     const std::string_view labels[] = {partition};
     f.AddHistogram(labels, &h);

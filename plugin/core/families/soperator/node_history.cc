@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "families/soperator/node_history.h"
 
+#include "families/family_rows.h"
 #include "model/node_state.h"
 #include "model/tres.h"
 
@@ -12,36 +13,33 @@ const double kNodeEventBuckets[16] = {
 
 namespace {
 
-const FamilyDef kGpuSeconds{
-    "slurm_node_gpu_seconds_total",
-    "Total GPU seconds on Slurm nodes",
-    MetricType::kCounter,
-    {"node_name", "state_base", "state_is_drain", "state_is_maintenance",
-     "state_is_reserved"}};
-const FamilyDef kFails{
-    "slurm_node_fails_total",
-    "Total number of times a node has failed (went from not down/drain to "
-    "down/drain state)",
-    MetricType::kCounter,
-    {"node_name", "state_base", "state_is_drain", "state_is_maintenance",
-     "state_is_reserved", "reason"}};
-const FamilyDef kUnavailability{
-    "slurm_node_unavailability_duration_seconds",
-    "Duration of completed node unavailability events (DOWN+* or "
-    "IDLE+DRAIN+*)",
-    MetricType::kHistogram,
-    {"node_name"},
-    kNodeEventBuckets};
-const FamilyDef kDraining{
-    "slurm_node_draining_duration_seconds",
-    "Duration of completed node draining events (DRAIN+ALLOCATED or "
-    "DRAIN+MIXED)",
-    MetricType::kHistogram,
-    {"node_name"},
-    kNodeEventBuckets};
-
-const FamilyDef* const kAll[] = {&kGpuSeconds, &kFails, &kUnavailability,
-                                 &kDraining};
+enum Def { kGpuSeconds, kFails, kUnavailability, kDraining };
+const FamilyDef kDefs[] = {
+    {"slurm_node_gpu_seconds_total",
+     "Total GPU seconds on Slurm nodes",
+     MetricType::kCounter,
+     {"node_name", "state_base", "state_is_drain", "state_is_maintenance",
+      "state_is_reserved"}},
+    {"slurm_node_fails_total",
+     "Total number of times a node has failed (went from not down/drain to "
+     "down/drain state)",
+     MetricType::kCounter,
+     {"node_name", "state_base", "state_is_drain", "state_is_maintenance",
+      "state_is_reserved", "reason"}},
+    {"slurm_node_unavailability_duration_seconds",
+     "Duration of completed node unavailability events (DOWN+* or "
+     "IDLE+DRAIN+*)",
+     MetricType::kHistogram,
+     {"node_name"},
+     kNodeEventBuckets},
+    {"slurm_node_draining_duration_seconds",
+     "Duration of completed node draining events (DRAIN+ALLOCATED or "
+     "DRAIN+MIXED)",
+     MetricType::kHistogram,
+     {"node_name"},
+     kNodeEventBuckets},
+};
+static_assert(std::size(kDefs) == kDraining + 1);
 
 NodeHistory::StateKey MakeStateKey(const Node& n) {
   using namespace node_flag;
@@ -122,25 +120,28 @@ void NodeHistory::Observe(const NodeSnapshot& cur, double now) {
   for (const Node& n : cur.nodes) prev_[std::string(n.name)] = n.state;
 }
 
-std::span<const FamilyDef* const> NodeHistory::Families() { return kAll; }
+std::span<const FamilyDef* const> NodeHistory::Families() {
+  return FamilyList<kDefs>();
+}
 
 void NodeHistory::AddFamilies(MetricSet& set) const {
-  Family& gpu = set.Add(kGpuSeconds);
+  const auto families = AddAll(set, kDefs);
+  Family& gpu = *families[kGpuSeconds];
   for (const auto& [k, v] : gpu_seconds_) {
     const auto& [name, base, drain, maint, resv] = k;
     gpu.Add({name, base, drain, maint, resv}, v);
   }
-  Family& fails = set.Add(kFails);
+  Family& fails = *families[kFails];
   for (const auto& [k, v] : fails_) {
     const auto& [name, base, drain, maint, resv, reason] = k;
     fails.Add({name, base, drain, maint, resv, reason}, v);
   }
-  Family& unavailable = set.Add(kUnavailability);
+  Family& unavailable = *families[kUnavailability];
   for (const auto& [name, h] : unavailable_.histogram) {
     const std::string_view labels[] = {name};
     unavailable.AddHistogram(labels, &h);
   }
-  Family& draining = set.Add(kDraining);
+  Family& draining = *families[kDraining];
   for (const auto& [name, h] : draining_.histogram) {
     const std::string_view labels[] = {name};
     draining.AddHistogram(labels, &h);

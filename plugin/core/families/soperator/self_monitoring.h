@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -94,6 +95,12 @@ class SelfMonitoring {
   double interval_ = 0;
   int active_ = -1;  // -1 before the first tick
 };
+
+// Every family SelfMonitoring::AddFamilies can add, and every family
+// AddAccountingStatusFamilies can add: DisabledFamilies knows them
+// (family_registry.h, ServedBeside).
+std::span<const FamilyDef* const> SelfMonitoringFamilies();
+std::span<const FamilyDef* const> AccountingStatusFamilies();
 
 // How current slurmctld's association data is (docs/metrics.md,
 // Self-monitoring): nothing without accounting_storage/slurmdbd.

@@ -1,43 +1,45 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "families/soperator/soperator_controller.h"
 
+#include "families/family_rows.h"
+
 namespace sm {
 namespace {
 
-const FamilyDef kServerThreads{"slurm_controller_server_thread_count",
-                               "Number of server threads", MetricType::kGauge,
-                               {}};
-const FamilyDef kRpcCalls{"slurm_controller_rpc_calls_total",
-                          "Total count of RPC calls by message type",
-                          MetricType::kCounter, {"message_type"}};
-const FamilyDef kRpcDuration{
-    "slurm_controller_rpc_duration_seconds_total",
-    "Total time spent processing RPCs by message type", MetricType::kCounter,
-    {"message_type"}};
-const FamilyDef kRpcUserCalls{"slurm_controller_rpc_user_calls_total",
-                              "Total count of RPC calls by user",
-                              MetricType::kCounter, {"user", "user_id"}};
-const FamilyDef kRpcUserDuration{
-    "slurm_controller_rpc_user_duration_seconds_total",
-    "Total time spent on user RPCs", MetricType::kCounter,
-    {"user", "user_id"}};
-
-const FamilyDef* const kAll[] = {&kServerThreads, &kRpcCalls, &kRpcDuration,
-                                 &kRpcUserCalls, &kRpcUserDuration};
+enum Def { kServerThreads, kRpcCalls, kRpcDuration, kRpcUserCalls, kRpcUserDuration };
+const FamilyDef kDefs[] = {
+    {"slurm_controller_server_thread_count", "Number of server threads",
+     MetricType::kGauge, {}},
+    {"slurm_controller_rpc_calls_total",
+     "Total count of RPC calls by message type", MetricType::kCounter,
+     {"message_type"}},
+    {"slurm_controller_rpc_duration_seconds_total",
+     "Total time spent processing RPCs by message type", MetricType::kCounter,
+     {"message_type"}},
+    {"slurm_controller_rpc_user_calls_total", "Total count of RPC calls by user",
+     MetricType::kCounter, {"user", "user_id"}},
+    {"slurm_controller_rpc_user_duration_seconds_total",
+     "Total time spent on user RPCs", MetricType::kCounter,
+     {"user", "user_id"}},
+};
+static_assert(std::size(kDefs) == kRpcUserDuration + 1);
 
 // sdiag reports microseconds; the families are in seconds.
 constexpr double kMicro = 1e6;
 
 }  // namespace
 
-std::span<const FamilyDef* const> SoperatorControllerFamilies() { return kAll; }
+std::span<const FamilyDef* const> SoperatorControllerFamilies() {
+  return FamilyList<kDefs>();
+}
 
 void AddSoperatorControllerFamilies(MetricSet& set, const DiagSnapshot& diag) {
-  Family& threads = set.Add(kServerThreads);
-  Family& calls = set.Add(kRpcCalls);
-  Family& duration = set.Add(kRpcDuration);
-  Family& user_calls = set.Add(kRpcUserCalls);
-  Family& user_duration = set.Add(kRpcUserDuration);
+  const auto families = AddAll(set, kDefs);
+  Family& threads = *families[kServerThreads];
+  Family& calls = *families[kRpcCalls];
+  Family& duration = *families[kRpcDuration];
+  Family& user_calls = *families[kRpcUserCalls];
+  Family& user_duration = *families[kRpcUserDuration];
   Arena& arena = set.arena();
 
   if (diag.server_thread_count)

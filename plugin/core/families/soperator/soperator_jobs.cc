@@ -7,6 +7,7 @@
 
 #include "base/go_parse.h"
 #include "base/hostlist.h"
+#include "families/family_rows.h"
 #include "model/tres.h"
 
 namespace sm {
@@ -14,33 +15,31 @@ namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
 
-const FamilyDef kJobInfo{
-    "slurm_job_info",
-    "Slurm job detail information",
-    MetricType::kGauge,
-    {"job_id", "job_state", "job_state_reason", "slurm_partition", "job_name",
-     "user_name", "user_mail", "user_id", "standard_error", "standard_output",
-     "array_job_id", "array_task_id", "submit_time", "start_time", "end_time",
-     "finished_time"}};
-const FamilyDef kJobCpus{"slurm_job_cpus", "CPUs allocated to a Slurm job",
-                         MetricType::kGauge, {"job_id"}};
-const FamilyDef kJobMemory{"slurm_job_memory_bytes",
-                           "Memory allocated to a Slurm job in bytes",
-                           MetricType::kGauge, {"job_id"}};
-const FamilyDef kJobDuration{"slurm_job_duration_seconds",
-                             "Slurm job duration in seconds",
-                             MetricType::kGauge, {"job_id"}};
-const FamilyDef kNodeJob{
-    "slurm_node_job",
-    "Slurm job node information",
-    MetricType::kGauge,
-    {"job_id", "node_name", "nvlink_instance_group", "nodeset_name"}};
-
 // The families that follow from the jobs alone, and the one that also
 // follows the clock (registered apart: family_registry.cc).
-const FamilyDef* const kFromJobs[] = {&kJobInfo, &kJobCpus, &kJobMemory,
-                                      &kNodeJob};
-const FamilyDef* const kFromClock[] = {&kJobDuration};
+enum FromJobs { kJobInfo, kJobCpus, kJobMemory, kNodeJob };
+const FamilyDef kFromJobs[] = {
+    {"slurm_job_info",
+     "Slurm job detail information",
+     MetricType::kGauge,
+     {"job_id", "job_state", "job_state_reason", "slurm_partition", "job_name",
+      "user_name", "user_mail", "user_id", "standard_error", "standard_output",
+      "array_job_id", "array_task_id", "submit_time", "start_time", "end_time",
+      "finished_time"}},
+    {"slurm_job_cpus", "CPUs allocated to a Slurm job", MetricType::kGauge,
+     {"job_id"}},
+    {"slurm_job_memory_bytes", "Memory allocated to a Slurm job in bytes",
+     MetricType::kGauge, {"job_id"}},
+    {"slurm_node_job",
+     "Slurm job node information",
+     MetricType::kGauge,
+     {"job_id", "node_name", "nvlink_instance_group", "nodeset_name"}},
+};
+static_assert(std::size(kFromJobs) == kNodeJob + 1);
+const FamilyDef kFromClock[] = {
+    {"slurm_job_duration_seconds", "Slurm job duration in seconds",
+     MetricType::kGauge, {"job_id"}},
+};
 
 // "" for absent and for exactly 0, as Soperator prints times.
 std::string_view TimeLabel(Arena& arena, std::optional<int64_t> t) {
@@ -106,9 +105,11 @@ std::string_view JobBaseName(JobBase base) {
   return "";
 }
 
-std::span<const FamilyDef* const> SoperatorJobFamilies() { return kFromJobs; }
+std::span<const FamilyDef* const> SoperatorJobFamilies() {
+  return FamilyList<kFromJobs>();
+}
 std::span<const FamilyDef* const> SoperatorJobDurationFamilies() {
-  return kFromClock;
+  return FamilyList<kFromClock>();
 }
 
 namespace {
@@ -136,7 +137,7 @@ void AddSoperatorJobFamilies(MetricSet& set, const JobSnapshot& snap,
 
 void AddSoperatorJobDurations(MetricSet& set, const JobSnapshot& snap,
                               int64_t now, const FinishedJobsView* accounting) {
-  Family& duration = set.Add(kJobDuration);
+  Family& duration = *AddAll(set, kFromClock)[0];
   if (!duration.enabled()) return;
   Arena& arena = set.arena();
   ForServedJobs(snap, accounting, [&](const Job& j) {
@@ -155,10 +156,11 @@ void AddSoperatorJobDurations(MetricSet& set, const JobSnapshot& snap,
 
 void AddSoperatorJobStateFamilies(MetricSet& set, const JobSnapshot& snap,
                                   const FinishedJobsView* accounting) {
-  Family& info = set.Add(kJobInfo);
-  Family& cpus = set.Add(kJobCpus);
-  Family& memory = set.Add(kJobMemory);
-  Family& node_job = set.Add(kNodeJob);
+  const auto families = AddAll(set, kFromJobs);
+  Family& info = *families[kJobInfo];
+  Family& cpus = *families[kJobCpus];
+  Family& memory = *families[kJobMemory];
+  Family& node_job = *families[kNodeJob];
   Arena& arena = set.arena();
   std::vector<std::string> hosts;
 

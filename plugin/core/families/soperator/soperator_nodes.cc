@@ -8,6 +8,7 @@
 #include "model/node_state.h"
 #include "model/tres.h"
 #include "base/utf8.h"
+#include "families/family_rows.h"
 
 namespace sm {
 namespace {
@@ -18,42 +19,49 @@ constexpr double kMiB = 1024.0 * 1024.0;
 // limits downstream.
 constexpr size_t kReservationNameMaxRunes = 50;
 
-const FamilyDef kNodeInfo{
-    "slurm_node_info",
-    "Slurm node info",
-    MetricType::kGauge,
-    {"node_name", "instance_id", "state_base", "state_is_drain",
-     "state_is_maintenance", "state_is_reserved", "state_is_completing",
-     "state_is_fail", "state_is_planned", "state_is_not_responding",
-     "state_is_invalid", "state_is_cloud", "state_is_power_down",
-     "state_is_power_drain", "state_is_powered_down",
-     "state_is_powering_down", "state_is_powering_up", "state_is_power_up",
-     "is_unavailable", "reservation_name", "address", "reason", "comment"}};
-const FamilyDef kCpusTotal{"slurm_node_cpus_total", "Total CPUs on the node",
-                           MetricType::kGauge, {"node_name"}};
-const FamilyDef kCpusAllocated{"slurm_node_cpus_allocated",
-                               "CPUs allocated on the node",
-                               MetricType::kGauge, {"node_name"}};
-const FamilyDef kCpusIdle{"slurm_node_cpus_idle", "Idle CPUs on the node",
-                          MetricType::kGauge, {"node_name"}};
-const FamilyDef kCpusEffective{"slurm_node_cpus_effective",
-                               "Effective CPUs on the node",
-                               MetricType::kGauge, {"node_name"}};
-const FamilyDef kMemoryTotal{"slurm_node_memory_total_bytes",
-                             "Total memory on the node in bytes",
-                             MetricType::kGauge, {"node_name"}};
-const FamilyDef kMemoryAllocated{"slurm_node_memory_allocated_bytes",
-                                 "Allocated memory on the node in bytes",
-                                 MetricType::kGauge, {"node_name"}};
-const FamilyDef kMemoryFree{"slurm_node_memory_free_bytes",
-                            "Free memory on the node in bytes",
-                            MetricType::kGauge, {"node_name"}};
-const FamilyDef kMemoryEffective{"slurm_node_memory_effective_bytes",
-                                 "Effective memory on the node in bytes",
-                                 MetricType::kGauge, {"node_name"}};
-const FamilyDef kPartition{"slurm_node_partition",
-                           "Slurm node partition mapping", MetricType::kGauge,
-                           {"node_name", "partition"}};
+// Every family of this file, in the order they are added.
+enum Def {
+  kNodeInfo, kCpusTotal, kCpusAllocated, kCpusIdle, kCpusEffective,
+  kMemoryTotal, kMemoryAllocated, kMemoryFree, kMemoryEffective, kPartition,
+};
+const FamilyDef kDefs[] = {
+    {"slurm_node_info",
+     "Slurm node info",
+     MetricType::kGauge,
+     {"node_name", "instance_id", "state_base", "state_is_drain",
+      "state_is_maintenance", "state_is_reserved", "state_is_completing",
+      "state_is_fail", "state_is_planned", "state_is_not_responding",
+      "state_is_invalid", "state_is_cloud", "state_is_power_down",
+      "state_is_power_drain", "state_is_powered_down",
+      "state_is_powering_down", "state_is_powering_up", "state_is_power_up",
+      "is_unavailable", "reservation_name", "address", "reason", "comment"}},
+    {"slurm_node_cpus_total", "Total CPUs on the node",
+     MetricType::kGauge, {"node_name"}},
+    {"slurm_node_cpus_allocated",
+     "CPUs allocated on the node",
+     MetricType::kGauge, {"node_name"}},
+    {"slurm_node_cpus_idle", "Idle CPUs on the node",
+     MetricType::kGauge, {"node_name"}},
+    {"slurm_node_cpus_effective",
+     "Effective CPUs on the node",
+     MetricType::kGauge, {"node_name"}},
+    {"slurm_node_memory_total_bytes",
+     "Total memory on the node in bytes",
+     MetricType::kGauge, {"node_name"}},
+    {"slurm_node_memory_allocated_bytes",
+     "Allocated memory on the node in bytes",
+     MetricType::kGauge, {"node_name"}},
+    {"slurm_node_memory_free_bytes",
+     "Free memory on the node in bytes",
+     MetricType::kGauge, {"node_name"}},
+    {"slurm_node_memory_effective_bytes",
+     "Effective memory on the node in bytes",
+     MetricType::kGauge, {"node_name"}},
+    {"slurm_node_partition",
+     "Slurm node partition mapping", MetricType::kGauge,
+     {"node_name", "partition"}},
+};
+static_assert(std::size(kDefs) == kPartition + 1);
 // Needs a node-to-NVLink-group mapping, which slurmctld does not have
 // (Soperator reads Kubernetes node labels); defined so the name is
 // reserved, never emitted.
@@ -98,28 +106,24 @@ void AddInfo(Target& f, const Node& n) {
         1);
 }
 
-// Every family of this file, in the order they are added.
-const FamilyDef* const kFamilies[] = {
-    &kNodeInfo,     &kCpusTotal,       &kCpusAllocated, &kCpusIdle,
-    &kCpusEffective, &kMemoryTotal,    &kMemoryAllocated, &kMemoryFree,
-    &kMemoryEffective, &kPartition};
-
 }  // namespace
 
-std::span<const FamilyDef* const> SoperatorNodeFamilies() { return kFamilies; }
+std::span<const FamilyDef* const> SoperatorNodeFamilies() {
+  return FamilyList<kDefs>();
+}
 
 void AddSoperatorNodeFamilies(MetricSet& set, const NodeSnapshot& snap,
                               std::span<const std::string_view> skip) {
-  Target info(set, kNodeInfo, skip);
-  Target cpus_total(set, kCpusTotal, skip);
-  Target cpus_allocated(set, kCpusAllocated, skip);
-  Target cpus_idle(set, kCpusIdle, skip);
-  Target cpus_effective(set, kCpusEffective, skip);
-  Target mem_total(set, kMemoryTotal, skip);
-  Target mem_allocated(set, kMemoryAllocated, skip);
-  Target mem_free(set, kMemoryFree, skip);
-  Target mem_effective(set, kMemoryEffective, skip);
-  Target partition(set, kPartition, skip);
+  Target info(set, kDefs[kNodeInfo], skip);
+  Target cpus_total(set, kDefs[kCpusTotal], skip);
+  Target cpus_allocated(set, kDefs[kCpusAllocated], skip);
+  Target cpus_idle(set, kDefs[kCpusIdle], skip);
+  Target cpus_effective(set, kDefs[kCpusEffective], skip);
+  Target mem_total(set, kDefs[kMemoryTotal], skip);
+  Target mem_allocated(set, kDefs[kMemoryAllocated], skip);
+  Target mem_free(set, kDefs[kMemoryFree], skip);
+  Target mem_effective(set, kDefs[kMemoryEffective], skip);
+  Target partition(set, kDefs[kPartition], skip);
 
   for (const Node& n : snap.nodes) {
     const std::string_view name[] = {n.name};
