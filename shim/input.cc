@@ -55,6 +55,30 @@ void ParseDocumentStreaming(const std::string& text, const std::string& file,
   AddDocument(doc, At{file, ""}, state, users);
 }
 
+// The parts a dump object may hold, in the order they are read: the key,
+// whether it is an object (else a list), and where it goes.
+struct Part {
+  const char* key;
+  bool object;
+  void (*add)(const json& v, const At& at, ClusterIn& state, UserTable& users);
+};
+
+template <void (*Add)(const json&, const At&, ClusterIn&)>
+void WithoutUsers(const json& v, const At& at, ClusterIn& state, UserTable&) {
+  Add(v, at, state);
+}
+
+constexpr Part kParts[] = {
+    {"nodes", false, WithoutUsers<AddNodes>},
+    {"jobs", false, AddJobs},
+    {"partitions", false, WithoutUsers<AddPartitions>},
+    {"statistics", true, SetDiag},
+    {"licenses", false, WithoutUsers<AddLicenses>},
+    {"reservations", false, WithoutUsers<AddReservations>},
+    {"qos", false, WithoutUsers<AddQos>},
+    {"shares", true, WithoutUsers<AddShares>},
+};
+
 }  // namespace
 
 void AddDocument(const json& doc, const At& at, ClusterIn& state, UserTable& users) {
@@ -73,30 +97,19 @@ void AddDocument(const json& doc, const At& at, ClusterIn& state, UserTable& use
   // "partitions" is its list of partition names, not a partitions dump.
   if (LooksLikeJob(doc)) return AddJobs(doc, at, state, users);
   if (LooksLikeNode(doc)) return AddNodes(doc, at, state);
-  bool known = false;
   if (const json* meta = Find(doc, "meta"); meta && meta->is_object()) {
     const json* s = Find(*meta, "slurm");
     if (s && s->is_object())
       if (const json* c = Find(*s, "cluster"); c && c->is_string() && state.cluster_name.empty())
         state.cluster_name = c->get<std::string>();
   }
-  if (const json* n = Find(doc, "nodes"); n && n->is_array()) {
-    AddNodes(*n, at.Key("nodes"), state);
+  bool known = false;
+  for (const Part& part : kParts) {
+    const json* v = Find(doc, part.key);
+    if (!v || (part.object ? !v->is_object() : !v->is_array())) continue;
+    part.add(*v, at.Key(part.key), state, users);
     known = true;
   }
-  if (const json* j = Find(doc, "jobs"); j && j->is_array()) {
-    AddJobs(*j, at.Key("jobs"), state, users);
-    known = true;
-  }
-  if (const json* p = Find(doc, "partitions"); p && p->is_array()) {
-    AddPartitions(*p, at.Key("partitions"), state);
-    known = true;
-  }
-  if (const json* s = Find(doc, "statistics"); s && s->is_object()) {
-    SetDiag(*s, at.Key("statistics"), state, users);
-    known = true;
-  }
-  if (AddAccountingDocument(doc, at, state)) known = true;
   if (known) {
     // The controller stamps each response with its own clock.
     const Num lu = N(doc, "last_update", at);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Licenses, reservations, QoS and sshare lines of Slurm's dumps into the
-// model (input_reader.h, AddAccountingDocument); their fields as
+// model (input_reader.h); their fields as
 // record_fields.h describes them.
 #include "input_reader.h"
 #include "record_fields.h"
@@ -32,36 +32,29 @@ void LearnTresNames(const json& line, const At& at, ClusterIn& state) {
 
 }  // namespace
 
-// The accounting-side documents; true when `doc` was one.
-bool AddAccountingDocument(const json& doc, const At& at, ClusterIn& state) {
-  bool known = false;
-  if (const json* l = Find(doc, "licenses"); l && l->is_array()) {
-    AddRecords(state.licenses, *l, at.Key("licenses"), "a list of licenses",
-               "a license object", fields::LicenseFields());
-    known = true;
-  }
-  if (const json* r = Find(doc, "reservations"); r && r->is_array()) {
-    AddRecords(state.reservations, *r, at.Key("reservations"), "a list of reservations",
-               "a reservation object", fields::ReservationFields());
-    known = true;
-  }
-  if (const json* q = Find(doc, "qos"); q && q->is_array()) {
-    AddRecords(state.qos, *q, at.Key("qos"), "a list of QoS", "a QoS object",
-               fields::QosFields());
-    known = true;
-  }
-  // sshare --json: {"shares": {"shares": [...], "total_shares": N}}.
-  if (const json* s = Find(doc, "shares"); s && s->is_object()) {
-    const json* lines = Find(*s, "shares");
-    const At sat = at.Key("shares").Key("shares");
-    if (!lines) Missing(sat, "sshare's list of lines");
-    AddRecords(state.shares, *lines, sat, "a list of sshare lines", "an sshare line object",
-               fields::ShareFields());
-    ForEach(*lines, sat, "a list of sshare lines",
-            [&](const json& line, const At& e) { LearnTresNames(line, e, state); });
-    known = true;
-  }
-  return known;
+void AddLicenses(const json& v, const At& at, ClusterIn& state) {
+  AddRecords(state.licenses, v, at, "a list of licenses", "a license object",
+             fields::LicenseFields());
+}
+
+void AddReservations(const json& v, const At& at, ClusterIn& state) {
+  AddRecords(state.reservations, v, at, "a list of reservations", "a reservation object",
+             fields::ReservationFields());
+}
+
+void AddQos(const json& v, const At& at, ClusterIn& state) {
+  AddRecords(state.qos, v, at, "a list of QoS", "a QoS object", fields::QosFields());
+}
+
+// sshare --json: {"shares": {"shares": [...], "total_shares": N}}.
+void AddShares(const json& v, const At& at, ClusterIn& state) {
+  const json* lines = Find(v, "shares");
+  const At sat = at.Key("shares");
+  if (!lines) Missing(sat, "sshare's list of lines");
+  AddRecords(state.shares, *lines, sat, "a list of sshare lines", "an sshare line object",
+             fields::ShareFields());
+  ForEach(*lines, sat, "a list of sshare lines",
+          [&](const json& line, const At& e) { LearnTresNames(line, e, state); });
 }
 
 }  // namespace shim::reader

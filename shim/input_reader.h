@@ -59,8 +59,11 @@ NodeIn ParseNode(const json& n, const At& at, ClusterIn& state);
 JobIn ParseJob(const json& j, const At& at, ClusterIn& state, UserTable& users);
 bool LooksLikeNode(const json& o);
 bool LooksLikeJob(const json& o);
-// input_accounting.cc: licenses, reservations, QoS, sshare; true when
-// `doc` was one of them.
-bool AddAccountingDocument(const json& doc, const At& at, ClusterIn& state);
+// input_accounting.cc: the lists of licenses, reservations and QoS, and
+// sshare's "shares" object.
+void AddLicenses(const json& v, const At& at, ClusterIn& state);
+void AddReservations(const json& v, const At& at, ClusterIn& state);
+void AddQos(const json& v, const At& at, ClusterIn& state);
+void AddShares(const json& v, const At& at, ClusterIn& state);
 
 }  // namespace shim::reader
