@@ -42,13 +42,10 @@ void ParseDocumentStreaming(const std::string& text, const std::string& file,
     const At at = At{file, ""}.Key(key).Index(index++);
     if (event != E::object_end)
       Expected(at, key == "nodes" ? "a node object" : "a job object", parsed);
-    if (key == "nodes") {
-      if (!state.nodes) state.nodes.emplace();
-      state.nodes->push_back(ParseNode(parsed, at, state));
-    } else {
-      if (!state.jobs) state.jobs.emplace();
-      state.jobs->push_back(ParseJob(parsed, at, state, users));
-    }
+    if (key == "nodes")
+      AddNodes(parsed, at, state);  // one node object
+    else
+      AddJobs(parsed, at, state, users);
     return false;  // parsed: drop it from the tree
   };
   const json doc = ParseBounded(text, file, callback);
@@ -133,6 +130,13 @@ void AddDocument(const json& doc, const At& at, ClusterIn& state, UserTable& use
       "reservations --json, squeue --json, sdiag --json, sacctmgr show qos "
       "--json, sshare --json, 22.05's sinfo --json, slurmrestd /nodes /jobs "
       "/diag), or one node or job object");
+}
+
+void AddPart(std::string_view key, const json& v, const At& at, ClusterIn& state,
+             UserTable& users) {
+  if (v.is_object() && v.contains(key)) return AddDocument(v, at, state, users);
+  for (const Part& part : kParts)
+    if (part.key == key) return part.add(v, at, state, users);
 }
 
 void ReadInputText(const std::string& text, const std::string& path,
