@@ -3,7 +3,8 @@
 // table (fields.h) per record, in the order the writer prints its members
 // (data_parser v0.0.45 for the cluster side, v0.0.42 for the accounting
 // side, slurm_json.h). Dialect quirks are named functions next to their
-// table (record_fields_cluster.cc, record_fields_accounting.cc).
+// table (record_fields_cluster.cc, record_fields_accounting.cc,
+// record_fields_diag.cc).
 #pragma once
 
 #include <vector>
@@ -25,5 +26,18 @@ const std::vector<Field<ShareIn>>& ShareFields();
 // sdiag's rpcs_by_message_type and rpcs_by_user entries.
 const std::vector<Field<RpcTypeIn>>& RpcTypeFields();
 const std::vector<Field<RpcUserIn>>& RpcUserFields();
+
+// sdiag's values the shim names; every other number sdiag --json prints is
+// kept by its key too (DiagIn::values). `label` is the line's name in the
+// `section` of 22.05's sdiag text; the form is how sdiag --json prints it
+// (timestamps as data_parser structs).
+enum class SdiagSection : uint8_t { kNone, kGeneral, kMain, kBackfill };
+struct DiagValue {
+  const char* key;
+  SdiagSection section;
+  const char* label;
+  Form form = Form::kPlain;
+};
+const std::vector<DiagValue>& DiagValues();
 
 }  // namespace shim::fields

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Licenses, reservations, QoS, sshare lines and sdiag's RPC entries
-// (record_fields.h), as 24.11.5's clients print them (data_parser v0.0.42).
+// Licenses, reservations, QoS and sshare lines (record_fields.h), as
+// 24.11.5's clients print them (data_parser v0.0.42).
 #include <algorithm>
 
 #include "record_fields.h"
@@ -112,27 +112,6 @@ const std::vector<Field<ShareIn>>& ShareFields() {
       Row("fairshare.factor", &ShareIn::fairshare_factor),
       Row("fairshare.level", &ShareIn::fairshare_level),
       Row("type", &ShareIn::user).ReadWith(ShareType).WriteWith(WriteShareType),
-  };
-  return f;
-}
-
-const std::vector<Field<RpcTypeIn>>& RpcTypeFields() {
-  static const std::vector<Field<RpcTypeIn>> f = {
-      Plain("type_id", &RpcTypeIn::type_id),
-      Row("message_type", &RpcTypeIn::message_type)
-          .Required("the RPC name (a string such as REQUEST_PING)"),
-      Plain("count", &RpcTypeIn::count),
-      Plain("total_time", &RpcTypeIn::total_time_us),
-  };
-  return f;
-}
-
-const std::vector<Field<RpcUserIn>>& RpcUserFields() {
-  static const std::vector<Field<RpcUserIn>> f = {
-      Plain("user_id", &RpcUserIn::user_id).Required("the uid (an integer)"),
-      Row("user", &RpcUserIn::user),
-      Plain("count", &RpcUserIn::count),
-      Plain("total_time", &RpcUserIn::total_time_us),
   };
   return f;
 }

@@ -26,8 +26,9 @@ ordered_json Struct(const Num& n) {
 // sdiag's timestamps are the only statistics printed as numbers with a
 // set flag.
 bool DiagTimestamp(const std::string& key) {
-  return key == "req_time" || key == "req_time_start" || key == "job_states_ts" ||
-         key == "bf_when_last_cycle";
+  for (const fields::DiagValue& v : fields::DiagValues())
+    if (v.form == fields::Form::kStruct && key == v.key) return true;
+  return false;
 }
 
 ordered_json Meta(const char* command, const std::string& cluster) {
