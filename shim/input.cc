@@ -42,18 +42,39 @@ void ParseDocumentStreaming(const std::string& text, const std::string& file,
     const At at = At{file, ""}.Key(key).Index(index++);
     if (event != E::object_end)
       Expected(at, key == "nodes" ? "a node object" : "a job object", parsed);
-    if (key == "nodes") {
-      if (!state.nodes) state.nodes.emplace();
-      state.nodes->push_back(ParseNode(parsed, at, state));
-    } else {
-      if (!state.jobs) state.jobs.emplace();
-      state.jobs->push_back(ParseJob(parsed, at, state, users));
-    }
+    if (key == "nodes")
+      AddNodes(parsed, at, state);  // one node object
+    else
+      AddJobs(parsed, at, state, users);
     return false;  // parsed: drop it from the tree
   };
   const json doc = ParseBounded(text, file, callback);
   AddDocument(doc, At{file, ""}, state, users);
 }
+
+// The parts a dump object may hold, in the order they are read: the key,
+// whether it is an object (else a list), and where it goes.
+struct Part {
+  const char* key;
+  bool object;
+  void (*add)(const json& v, const At& at, ClusterIn& state, UserTable& users);
+};
+
+template <void (*Add)(const json&, const At&, ClusterIn&)>
+void WithoutUsers(const json& v, const At& at, ClusterIn& state, UserTable&) {
+  Add(v, at, state);
+}
+
+constexpr Part kParts[] = {
+    {"nodes", false, WithoutUsers<AddNodes>},
+    {"jobs", false, AddJobs},
+    {"partitions", false, WithoutUsers<AddPartitions>},
+    {"statistics", true, SetDiag},
+    {"licenses", false, WithoutUsers<AddLicenses>},
+    {"reservations", false, WithoutUsers<AddReservations>},
+    {"qos", false, WithoutUsers<AddQos>},
+    {"shares", true, WithoutUsers<AddShares>},
+};
 
 }  // namespace
 
@@ -73,30 +94,19 @@ void AddDocument(const json& doc, const At& at, ClusterIn& state, UserTable& use
   // "partitions" is its list of partition names, not a partitions dump.
   if (LooksLikeJob(doc)) return AddJobs(doc, at, state, users);
   if (LooksLikeNode(doc)) return AddNodes(doc, at, state);
-  bool known = false;
   if (const json* meta = Find(doc, "meta"); meta && meta->is_object()) {
     const json* s = Find(*meta, "slurm");
     if (s && s->is_object())
       if (const json* c = Find(*s, "cluster"); c && c->is_string() && state.cluster_name.empty())
         state.cluster_name = c->get<std::string>();
   }
-  if (const json* n = Find(doc, "nodes"); n && n->is_array()) {
-    AddNodes(*n, at.Key("nodes"), state);
+  bool known = false;
+  for (const Part& part : kParts) {
+    const json* v = Find(doc, part.key);
+    if (!v || (part.object ? !v->is_object() : !v->is_array())) continue;
+    part.add(*v, at.Key(part.key), state, users);
     known = true;
   }
-  if (const json* j = Find(doc, "jobs"); j && j->is_array()) {
-    AddJobs(*j, at.Key("jobs"), state, users);
-    known = true;
-  }
-  if (const json* p = Find(doc, "partitions"); p && p->is_array()) {
-    AddPartitions(*p, at.Key("partitions"), state);
-    known = true;
-  }
-  if (const json* s = Find(doc, "statistics"); s && s->is_object()) {
-    SetDiag(*s, at.Key("statistics"), state, users);
-    known = true;
-  }
-  if (AddAccountingDocument(doc, at, state)) known = true;
   if (known) {
     // The controller stamps each response with its own clock.
     const Num lu = N(doc, "last_update", at);
@@ -120,6 +130,13 @@ void AddDocument(const json& doc, const At& at, ClusterIn& state, UserTable& use
       "reservations --json, squeue --json, sdiag --json, sacctmgr show qos "
       "--json, sshare --json, 22.05's sinfo --json, slurmrestd /nodes /jobs "
       "/diag), or one node or job object");
+}
+
+void AddPart(std::string_view key, const json& v, const At& at, ClusterIn& state,
+             UserTable& users) {
+  if (v.is_object() && v.contains(key)) return AddDocument(v, at, state, users);
+  for (const Part& part : kParts)
+    if (part.key == key) return part.add(v, at, state, users);
 }
 
 void ReadInputText(const std::string& text, const std::string& path,

@@ -57,6 +57,10 @@ json ParseJsonText(const std::string& text, const std::string& file);
 // A whole document (any supported kind) or, for scenarios, an inline part.
 void AddDocument(const json& doc, const At& at, ClusterIn& state,
                  UserTable& users);
+// One part for a scenario step: "nodes", "jobs", "partitions" or
+// "statistics" as the part's own value, or a whole document holding it.
+void AddPart(std::string_view key, const json& v, const At& at, ClusterIn& state,
+             UserTable& users);
 void AddNodes(const json& array_or_object, const At& at, ClusterIn& state);
 void AddJobs(const json& array_or_object, const At& at, ClusterIn& state,
              UserTable& users);

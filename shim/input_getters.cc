@@ -149,13 +149,10 @@ std::string Upper(std::string s) {
 
 std::vector<std::string> StrArray(const json& v, const At& at, const char* what) {
   std::vector<std::string> out;
-  if (v.is_null()) return out;
-  if (!v.is_array()) Expected(at, what, v);
-  out.reserve(v.size());
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (!v[i].is_string()) Expected(at.Index(i), "a string", v[i]);
-    out.push_back(CString(v[i].get_ref<const std::string&>(), at.Index(i)));
-  }
+  ForEachIfAny(&v, at, what, [&](const json& s, const At& e) {
+    if (!s.is_string()) Expected(e, "a string", s);
+    out.push_back(CString(s.get_ref<const std::string&>(), e));
+  });
   return out;
 }
 

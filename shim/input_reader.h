@@ -42,16 +42,16 @@ std::vector<std::string> StateWords(const json& o, std::string_view key, const A
                                     const char* what);
 void NoteEvent(ClusterIn& state, const Num& n);
 
-// How every record parser starts: an object, where it is, its name.
-template <typename T>
-T Named(const json& o, const At& at, const char* what, std::string_view key,
-        const char* name_what) {
-  RequireObject(o, at, what);
-  T out;
-  out.where = at.str();
-  if (!Find(o, key)) Missing(at.Key(key), name_what);
-  out.name = Str(o, key, at);
-  return out;
+// The elements of a list that must be one, each with its path.
+template <typename F>
+void ForEach(const json& v, const At& at, const char* what, F&& fn) {
+  if (!v.is_array()) Expected(at, what, v);
+  for (size_t i = 0; i < v.size(); ++i) fn(v[i], at.Index(i));
+}
+// The same where a missing list or null is an empty one.
+template <typename F>
+void ForEachIfAny(const json* v, const At& at, const char* what, F&& fn) {
+  if (v && !v->is_null()) ForEach(*v, at, what, fn);
 }
 
 // input_cluster.cc
@@ -59,8 +59,11 @@ NodeIn ParseNode(const json& n, const At& at, ClusterIn& state);
 JobIn ParseJob(const json& j, const At& at, ClusterIn& state, UserTable& users);
 bool LooksLikeNode(const json& o);
 bool LooksLikeJob(const json& o);
-// input_accounting.cc: licenses, reservations, QoS, sshare; true when
-// `doc` was one of them.
-bool AddAccountingDocument(const json& doc, const At& at, ClusterIn& state);
+// input_accounting.cc: the lists of licenses, reservations and QoS, and
+// sshare's "shares" object.
+void AddLicenses(const json& v, const At& at, ClusterIn& state);
+void AddReservations(const json& v, const At& at, ClusterIn& state);
+void AddQos(const json& v, const At& at, ClusterIn& state);
+void AddShares(const json& v, const At& at, ClusterIn& state);
 
 }  // namespace shim::reader

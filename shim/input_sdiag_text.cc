@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // sdiag's text output into the model (input.h, ReadSdiagText).
 #include <charconv>
-#include <map>
 #include <sstream>
 
 #include "input.h"
+#include "record_fields.h"
 
 namespace shim {
 
@@ -147,7 +147,10 @@ void ReadSdiagText(const std::string& text, const std::string& file,
                      " already gave the controller statistics");
   DiagIn d;
   d.where = file + ": (sdiag text)";
-  enum Section { kGeneral, kMain, kBackfill, kRpcType, kRpcUser, kPending } sec = kGeneral;
+  using enum fields::SdiagSection;
+  // The RPC tables and pending RPCs are no values' sections.
+  enum { kValues, kRpcType, kRpcUser, kPending } part = kValues;
+  fields::SdiagSection sec = kGeneral;
   std::istringstream in(text);
   int line_no = 0;
   bool any = false;
@@ -168,71 +171,31 @@ void ReadSdiagText(const std::string& text, const std::string& file,
       if (TrailingStamp(line, where, stamp)) d.values["req_time_start"] = stamp;
       continue;
     }
-    if (line.find("Main schedule statistics") == 0) { sec = kMain; continue; }
-    if (line.find("Backfilling stats") == 0) { sec = kBackfill; continue; }
-    if (line.find("Remote Procedure Call statistics by message type") == 0) { sec = kRpcType; continue; }
-    if (line.find("Remote Procedure Call statistics by user") == 0) { sec = kRpcUser; continue; }
-    if (line.find("Pending RPC statistics") == 0) { sec = kPending; continue; }
-    if (sec == kRpcType || sec == kRpcUser) {
+    if (line.find("Main schedule statistics") == 0) { part = kValues; sec = kMain; continue; }
+    if (line.find("Backfilling stats") == 0) { part = kValues; sec = kBackfill; continue; }
+    if (line.find("Remote Procedure Call statistics by message type") == 0) { part = kRpcType; continue; }
+    if (line.find("Remote Procedure Call statistics by user") == 0) { part = kRpcUser; continue; }
+    if (line.find("Pending RPC statistics") == 0) { part = kPending; continue; }
+    if (part == kRpcType || part == kRpcUser) {
       if (line.find_first_not_of(" \t") == std::string::npos) continue;
       RpcLine rpc;
       if (!ParseRpcLine(line, where, rpc))
         throw InputError(where + ": expected \"NAME (ID) count:N ave_time:N total_time:N\"");
-      if (sec == kRpcType) {
-        RpcTypeIn r;
-        r.message_type = rpc.name;
-        r.type_id = rpc.id;
-        r.count = rpc.count;
-        r.total_time_us = rpc.total_time;
-        d.rpc_types.push_back(r);
-      } else {
-        RpcUserIn r;
-        r.user = rpc.name;
-        r.user_id = rpc.id;
-        r.count = rpc.count;
-        r.total_time_us = rpc.total_time;
-        std::string& known = users[r.user_id];
-        if (known.empty()) known = r.user;
-        d.rpc_users.push_back(r);
+      if (part == kRpcType) {
+        d.rpc_types.push_back({rpc.name, rpc.id, rpc.count, rpc.total_time});
+        continue;
       }
+      d.rpc_users.push_back({rpc.name, rpc.id, rpc.count, rpc.total_time});
+      if (std::string& known = users[rpc.id]; known.empty()) known = rpc.name;
       continue;
     }
     std::string key;
     int64_t v = 0;
-    if (sec == kPending || !ParseKeyValue(line, where, key, v)) continue;
-    static const std::map<std::string, std::string> kGeneralKeys = {
-        {"Server thread count", "server_thread_count"},
-        {"Agent queue size", "agent_queue_size"},
-        {"Agent count", "agent_count"},
-        {"Agent thread count", "agent_thread_count"},
-        {"DBD Agent queue size", "dbd_agent_queue_size"},
-        {"Jobs submitted", "jobs_submitted"},
-        {"Jobs started", "jobs_started"},
-        {"Jobs completed", "jobs_completed"},
-        {"Jobs canceled", "jobs_canceled"},
-        {"Jobs failed", "jobs_failed"},
-        {"Jobs pending", "jobs_pending"},
-        {"Jobs running", "jobs_running"}};
-    static const std::map<std::string, std::string> kMainKeys = {
-        {"Last cycle", "schedule_cycle_last"},
-        {"Max cycle", "schedule_cycle_max"},
-        {"Total cycles", "schedule_cycle_total"},
-        {"Last queue length", "schedule_queue_length"}};
-    static const std::map<std::string, std::string> kBfKeys = {
-        {"Total backfilled jobs (since last slurm start)", "bf_backfilled_jobs"},
-        {"Total backfilled jobs (since last stats cycle start)", "bf_last_backfilled_jobs"},
-        {"Total backfilled heterogeneous job components", "bf_backfilled_het_jobs"},
-        {"Total cycles", "bf_cycle_counter"},
-        {"Last cycle", "bf_cycle_last"},
-        {"Max cycle", "bf_cycle_max"},
-        {"Last depth cycle", "bf_last_depth"},
-        {"Last depth cycle (try sched)", "bf_last_depth_try"},
-        {"Last queue length", "bf_queue_len"},
-        {"Last table size", "bf_table_size"}};
-    const auto& table = sec == kGeneral ? kGeneralKeys : sec == kMain ? kMainKeys : kBfKeys;
-    if (const auto it = table.find(key); it != table.end()) {
-      d.values[it->second] = v;
-      if (it->second == "server_thread_count") d.server_thread_count = Num::Of(v);
+    if (part == kPending || !ParseKeyValue(line, where, key, v)) continue;
+    for (const fields::DiagValue& value : fields::DiagValues()) {
+      if (value.section != sec || !value.label || key != value.label) continue;
+      d.values[value.key] = v;
+      if (value.key == std::string_view("server_thread_count")) d.server_thread_count = Num::Of(v);
       any = true;
     }
   }

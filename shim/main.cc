@@ -181,6 +181,13 @@ void LoadInputs(const Args& a) {
   LoadClusterState(state);
 }
 
+// A loopback listener on a free port other than `taken`.
+Endpoint FreeListener(int taken = 0) {
+  Endpoint e{"127.0.0.1", FreeLoopbackPort()};
+  if (e.port == taken) e.port = FreeLoopbackPort();
+  return e;
+}
+
 std::string ExtraConf(const Args& a) {
   return a.conf.empty() ? std::string() : ReadWholeFile(a.conf);
 }
@@ -256,9 +263,8 @@ int Render(const Args& a) {
   LoadClusterState(state);
   state = ClusterIn();  // the controller's records are all that is needed now
   phases.Mark("fill controller records");
-  const Endpoint metrics{"127.0.0.1", FreeLoopbackPort()};
-  Endpoint monitoring{"127.0.0.1", FreeLoopbackPort()};
-  if (monitoring.port == metrics.port) monitoring.port = FreeLoopbackPort();
+  const Endpoint metrics = FreeListener();
+  const Endpoint monitoring = FreeListener(metrics.port);
   PluginHost host(a.plugin, metrics, monitoring, ExtraConf(a));
   host.Init();
   phases.Mark("load plugin and init()");
@@ -284,8 +290,7 @@ int Serve(const Args& a) {
   if (!a.monitoring_listen.empty()) {
     monitoring = ParseLoopback(a.monitoring_listen, "--monitoring-listen");
   } else {
-    monitoring = {"127.0.0.1", FreeLoopbackPort()};
-    if (monitoring.port == metrics.port) monitoring.port = FreeLoopbackPort();
+    monitoring = FreeListener(metrics.port);
   }
   if (monitoring.str() == metrics.str())
     Usage("--listen and --monitoring-listen must differ");
@@ -336,9 +341,8 @@ int RunScenario(const Args& a) {
   SetupSlurm(sc.steps.front().state.cluster_name, a.verbosity);
   LearnUsers(users);
   VirtualClock::Set(0, sc.start_unix);
-  const Endpoint metrics{"127.0.0.1", FreeLoopbackPort()};
-  Endpoint monitoring{"127.0.0.1", FreeLoopbackPort()};
-  if (monitoring.port == metrics.port) monitoring.port = FreeLoopbackPort();
+  const Endpoint metrics = FreeListener();
+  const Endpoint monitoring = FreeListener(metrics.port);
   PluginHost host(a.plugin, metrics, monitoring, ExtraConf(a));
   host.Init();
   PlayScenario(sc, host, {a.path, a.openmetrics, a.every_step, a.gzip_dir, EmitScenario});
@@ -357,9 +361,8 @@ int RunSlurmctld(const Args& a) {
   const std::string all = requests.str();
   LoadSlurmctldStandin(a.router, all.substr(0, all.find('\n')));
   LoadInputs(a);
-  const Endpoint metrics{"127.0.0.1", FreeLoopbackPort()};
-  Endpoint monitoring{"127.0.0.1", FreeLoopbackPort()};
-  if (monitoring.port == metrics.port) monitoring.port = FreeLoopbackPort();
+  const Endpoint metrics = FreeListener();
+  const Endpoint monitoring = FreeListener(metrics.port);
   PluginHost host(a.plugin, metrics, monitoring, ExtraConf(a));
   host.Init();
   if (!a.no_collect) host.Collect();

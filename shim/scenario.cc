@@ -95,24 +95,11 @@ ClusterIn Delta(const json& s, const At& at, const std::filesystem::path& base,
   }
   for (const char* part : kParts) {
     if (!s.contains(part)) continue;
-    const json& v = s[part];
-    const At pat = at.Key(part);
-    const std::string which = part;
-    if (which == "nodes") {
-      if (v.is_object() && v.contains("nodes")) AddDocument(v, pat, delta, users);
-      else AddNodes(v, pat, delta);
-      if (!delta.nodes) delta.nodes.emplace();
-    } else if (which == "jobs") {
-      if (v.is_object() && v.contains("jobs")) AddDocument(v, pat, delta, users);
-      else AddJobs(v, pat, delta, users);
-      if (!delta.jobs) delta.jobs.emplace();
-    } else if (which == "partitions") {
-      if (v.is_object() && v.contains("partitions")) AddDocument(v, pat, delta, users);
-      else AddPartitions(v, pat, delta);
-    } else {
-      if (v.is_object() && v.contains("statistics")) AddDocument(v, pat, delta, users);
-      else SetDiag(v, pat, delta, users);
-    }
+    const std::string_view which = part;
+    // A step's "diag" is sdiag's "statistics" object.
+    AddPart(which == "diag" ? "statistics" : which, s[part], at.Key(part), delta, users);
+    if (which == "nodes" && !delta.nodes) delta.nodes.emplace();
+    if (which == "jobs" && !delta.jobs) delta.jobs.emplace();
   }
   return delta;
 }

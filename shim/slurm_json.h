@@ -5,8 +5,9 @@
 // accounting side as Slurm 24.11.5's (data_parser v0.0.42: `sshare -a
 // --json`, `sacctmgr show qos --json`, `scontrol show licenses|reservations
 // --json`, the forms of tests/fixtures/24.11.5-accounting), the form the
-// reader (input.h) takes. Each record kind has its function, so a new
-// input kind adds one function and one WriteDumps line. Only what the model
+// reader (input.h) takes. Each record is written as its description says
+// (record_fields.h), so a new input kind adds one table and one WriteDumps
+// line. Only what the model
 // holds is written; what Slurm prints besides (and the reader ignores) is
 // left out.
 #pragma once
@@ -20,10 +21,6 @@
 namespace shim {
 
 using ordered_json = nlohmann::ordered_json;
-
-ordered_json PartitionJson(const PartitionIn& partition);
-// The "statistics" object of sdiag --json.
-ordered_json DiagJson(const DiagIn& diag);
 
 // Writes DIR/nodes.json, DIR/jobs.json, DIR/partitions.json,
 // DIR/sdiag.json, DIR/licenses.json, DIR/reservations.json, DIR/qos.json

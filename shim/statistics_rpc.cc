@@ -31,9 +31,49 @@ struct Values {
   }
 };
 
+// The response's uint32 counters by their data_parser key (sdiag --json).
+struct Counter {
+  const char* key;
+  uint32_t stats_info_response_msg_t::*member;
+};
+using R = stats_info_response_msg_t;
+constexpr Counter kCounters[] = {
+    {"agent_queue_size", &R::agent_queue_size},
+    {"agent_count", &R::agent_count},
+    {"agent_thread_count", &R::agent_thread_count},
+    {"dbd_agent_queue_size", &R::dbd_agent_queue_size},
+    {"gettimeofday_latency", &R::gettimeofday_latency},
+    {"schedule_cycle_max", &R::schedule_cycle_max},
+    {"schedule_cycle_last", &R::schedule_cycle_last},
+    {"schedule_cycle_total", &R::schedule_cycle_counter},
+    {"schedule_cycle_depth", &R::schedule_cycle_depth},
+    {"schedule_queue_length", &R::schedule_queue_len},
+    {"jobs_submitted", &R::jobs_submitted},
+    {"jobs_started", &R::jobs_started},
+    {"jobs_completed", &R::jobs_completed},
+    {"jobs_canceled", &R::jobs_canceled},
+    {"jobs_failed", &R::jobs_failed},
+    {"jobs_pending", &R::jobs_pending},
+    {"jobs_running", &R::jobs_running},
+    {"bf_backfilled_jobs", &R::bf_backfilled_jobs},
+    {"bf_last_backfilled_jobs", &R::bf_last_backfilled_jobs},
+    {"bf_backfilled_het_jobs", &R::bf_backfilled_het_jobs},
+    {"bf_cycle_counter", &R::bf_cycle_counter},
+    {"bf_cycle_last", &R::bf_cycle_last},
+    {"bf_cycle_max", &R::bf_cycle_max},
+    {"bf_last_depth", &R::bf_last_depth},
+    {"bf_last_depth_try", &R::bf_last_depth_try},
+    {"bf_depth_sum", &R::bf_depth_sum},
+    {"bf_depth_try_sum", &R::bf_depth_try_sum},
+    {"bf_queue_len", &R::bf_queue_len},
+    {"bf_queue_len_sum", &R::bf_queue_len_sum},
+    {"bf_table_size", &R::bf_table_size},
+    {"bf_table_size_sum", &R::bf_table_size_sum},
+    {"bf_active", &R::bf_active},
+};
+
 void FillCounters(const shim::DiagIn& d, stats_info_response_msg_t* r) {
   const Values v{d};
-  auto u32 = [&](const char* key) { return v.u32(key); };
 #if !SM_SLURM_AT_LEAST(25, 11)
   r->parts_packed = 1;  // gone in 25.11 (its wire slot is unpacked and dropped)
 #endif
@@ -42,42 +82,12 @@ void FillCounters(const shim::DiagIn& d, stats_info_response_msg_t* r) {
   r->server_thread_count = d.server_thread_count.has()
                                ? static_cast<uint32_t>(d.server_thread_count.value)
                                : 0;
-  r->agent_queue_size = u32("agent_queue_size");
-  r->agent_count = u32("agent_count");
-  r->agent_thread_count = u32("agent_thread_count");
-  r->dbd_agent_queue_size = u32("dbd_agent_queue_size");
-  r->gettimeofday_latency = u32("gettimeofday_latency");
-  r->schedule_cycle_max = u32("schedule_cycle_max");
-  r->schedule_cycle_last = u32("schedule_cycle_last");
-  r->schedule_cycle_sum = u32("schedule_cycle_sum");
-  r->schedule_cycle_counter = u32("schedule_cycle_total");
-  r->schedule_cycle_depth = u32("schedule_cycle_depth");
-  r->schedule_queue_len = u32("schedule_queue_length");
-  r->jobs_submitted = u32("jobs_submitted");
-  r->jobs_started = u32("jobs_started");
-  r->jobs_completed = u32("jobs_completed");
-  r->jobs_canceled = u32("jobs_canceled");
-  r->jobs_failed = u32("jobs_failed");
-  r->jobs_pending = u32("jobs_pending");
-  r->jobs_running = u32("jobs_running");
+  for (const Counter& c : kCounters) r->*c.member = v.u32(c.key);
+  // uint64 from 23.02 on, still saturated at 32 bits as before.
+  r->schedule_cycle_sum = v.u32("schedule_cycle_sum");
   r->job_states_ts = v("job_states_ts");
-  r->bf_backfilled_jobs = u32("bf_backfilled_jobs");
-  r->bf_last_backfilled_jobs = u32("bf_last_backfilled_jobs");
-  r->bf_backfilled_het_jobs = u32("bf_backfilled_het_jobs");
-  r->bf_cycle_counter = u32("bf_cycle_counter");
   r->bf_cycle_sum = static_cast<uint64_t>(std::max<int64_t>(0, v("bf_cycle_sum")));
-  r->bf_cycle_last = u32("bf_cycle_last");
-  r->bf_cycle_max = u32("bf_cycle_max");
-  r->bf_last_depth = u32("bf_last_depth");
-  r->bf_last_depth_try = u32("bf_last_depth_try");
-  r->bf_depth_sum = u32("bf_depth_sum");
-  r->bf_depth_try_sum = u32("bf_depth_try_sum");
-  r->bf_queue_len = u32("bf_queue_len");
-  r->bf_queue_len_sum = u32("bf_queue_len_sum");
-  r->bf_table_size = u32("bf_table_size");
-  r->bf_table_size_sum = u32("bf_table_size_sum");
   r->bf_when_last_cycle = v("bf_when_last_cycle");
-  r->bf_active = u32("bf_active");
 }
 
 // 23.02+ counts why scheduling cycles ended.
@@ -118,31 +128,26 @@ void FillExitCounters(const shim::DiagIn& d, stats_info_response_msg_t* r) {
 #endif
 }
 
+// One xmalloc'd column of `rows` (one more element than rows, as
+// slurmctld allocates them).
+template <typename T, typename Row, typename Get>
+T* Column(const std::vector<Row>& rows, Get get) {
+  auto* column = static_cast<T*>(xcalloc(rows.size() + 1, sizeof(T)));
+  for (size_t i = 0; i < rows.size(); ++i) column[i] = static_cast<T>(get(rows[i]));
+  return column;
+}
+
 // Per RPC type and per user, as the plugin's slurm_free_stats_response_msg()
 // expects them: one xmalloc'd array per column.
 void FillRpcs(const shim::DiagIn& d, stats_info_response_msg_t* r) {
-  const size_t nt = d.rpc_types.size();
-  r->rpc_type_size = static_cast<uint32_t>(nt);
-  r->rpc_type_id = static_cast<uint16_t*>(xcalloc(nt + 1, sizeof(uint16_t)));
-  r->rpc_type_cnt = static_cast<uint32_t*>(xcalloc(nt + 1, sizeof(uint32_t)));
-  r->rpc_type_time = static_cast<uint64_t*>(xcalloc(nt + 1, sizeof(uint64_t)));
-  for (size_t i = 0; i < nt; ++i) {
-    const shim::RpcTypeIn& t = d.rpc_types[i];
-    r->rpc_type_id[i] = static_cast<uint16_t>(*t.type_id);
-    r->rpc_type_cnt[i] = static_cast<uint32_t>(t.count);
-    r->rpc_type_time[i] = static_cast<uint64_t>(t.total_time_us);
-  }
-  const size_t nu = d.rpc_users.size();
-  r->rpc_user_size = static_cast<uint32_t>(nu);
-  r->rpc_user_id = static_cast<uint32_t*>(xcalloc(nu + 1, sizeof(uint32_t)));
-  r->rpc_user_cnt = static_cast<uint32_t*>(xcalloc(nu + 1, sizeof(uint32_t)));
-  r->rpc_user_time = static_cast<uint64_t*>(xcalloc(nu + 1, sizeof(uint64_t)));
-  for (size_t i = 0; i < nu; ++i) {
-    const shim::RpcUserIn& u = d.rpc_users[i];
-    r->rpc_user_id[i] = static_cast<uint32_t>(u.user_id);
-    r->rpc_user_cnt[i] = static_cast<uint32_t>(u.count);
-    r->rpc_user_time[i] = static_cast<uint64_t>(u.total_time_us);
-  }
+  r->rpc_type_size = static_cast<uint32_t>(d.rpc_types.size());
+  r->rpc_type_id = Column<uint16_t>(d.rpc_types, [](const auto& t) { return *t.type_id; });
+  r->rpc_type_cnt = Column<uint32_t>(d.rpc_types, [](const auto& t) { return t.count; });
+  r->rpc_type_time = Column<uint64_t>(d.rpc_types, [](const auto& t) { return t.total_time_us; });
+  r->rpc_user_size = static_cast<uint32_t>(d.rpc_users.size());
+  r->rpc_user_id = Column<uint32_t>(d.rpc_users, [](const auto& u) { return u.user_id; });
+  r->rpc_user_cnt = Column<uint32_t>(d.rpc_users, [](const auto& u) { return u.count; });
+  r->rpc_user_time = Column<uint64_t>(d.rpc_users, [](const auto& u) { return u.total_time_us; });
 }
 
 }  // namespace
