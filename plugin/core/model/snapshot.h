@@ -160,6 +160,21 @@ struct Node {
   // AccountingStorageTRES (gpu_pos -1) or tres_cnt is NULL. This is the
   // number metrics/openmetrics prints as slurm_node_gpus.
   int64_t gpus_tres = 0;
+
+  // The node's last energy reading, node_ptr->energy (acct_gather_energy_t,
+  // the same fields in every release from 22.05 to 26.05), as slurmd sent
+  // it on registration or on slurmctld's AcctGatherNodeFreq poll. All
+  // absent when there is no reading: energy NULL, poll_time 0 (no
+  // AcctGatherEnergyType plugin, or not polled yet), or current_watts
+  // NO_VAL (the plugin cannot read its sensor; scontrol prints
+  // CurrentWatts=n/s on 22.05, n/a later). docs/metrics.md "Node power and
+  // energy".
+  std::optional<int64_t> power_watts;          // current_watts: CurrentWatts
+  std::optional<int64_t> power_average_watts;  // ave_watts: AveWatts
+  // consumed_energy: joules since slurmd started (restarts from 0 with
+  // slurmd); also absent when NO_VAL64.
+  std::optional<int64_t> energy_joules;
+  std::optional<int64_t> energy_poll_time;  // poll_time: Unix seconds
 };
 
 struct Partition {

@@ -20,7 +20,7 @@ namespace {
 // (x86-64 and aarch64 Linux, the platforms the plugin is built for).
 static_assert(sizeof(void*) != 8 || sizeof(Job) == 464,
               "Job changed: hash the new field in HashJobBesidesTimes, then update the size");
-static_assert(sizeof(void*) != 8 || sizeof(Node) == 368,
+static_assert(sizeof(void*) != 8 || sizeof(Node) == 432,
               "Node changed: hash the new field in HashNode, then update the size");
 static_assert(sizeof(void*) != 8 || sizeof(Partition) == 88,
               "Partition changed: hash the new field in HashPartition, then update "
@@ -88,7 +88,8 @@ void HashNode(FingerprintHasher& h, const Node& node) {
                stored_base, statistics_base, partitions, cpus, alloc_cpus, alloc_idle_cpus,
                effective_cpus, real_memory_mb, alloc_memory_mb, free_memory_mb,
                specialized_memory_mb, gres_configured, gres_used, state_long, gpus_total,
-               gpus_alloc, gpus_tres] = node;
+               gpus_alloc, gpus_tres, power_watts, power_average_watts, energy_joules,
+               energy_poll_time] = node;
   for (std::string_view s : {name, instance_id, address, comment, reason, reservation, tres})
     h.String(s);
   const auto& [base, state_flags] = state;
@@ -108,6 +109,9 @@ void HashNode(FingerprintHasher& h, const Node& node) {
   h.Word(static_cast<uint64_t>(gpus_total));
   h.Word(static_cast<uint64_t>(gpus_alloc));
   h.Word(static_cast<uint64_t>(gpus_tres));
+  for (const std::optional<int64_t>* o :
+       {&power_watts, &power_average_watts, &energy_joules, &energy_poll_time})
+    Optional(h, *o);
 }
 
 void HashPartition(FingerprintHasher& h, const Partition& partition) {
