@@ -7,6 +7,7 @@
 #include "families/accounting/fairshare.h"
 #include "base/immortal.h"
 #include "families/ours/job_gpus.h"
+#include "families/ours/node_power.h"
 #include "families/accounting/licenses.h"
 #include "families/native/native_jobs.h"
 #include "families/native/native_nodes.h"
@@ -143,6 +144,13 @@ const FamilyGroup kGroups[] = {
      &QueueWaitHistory::Families,
      [](MetricSet& set, const FamilyInputs& in) {
        in.queue_wait->AddFamilies(set);
+     }},
+    // Node power and energy (ours), with Soperator's node families. Built
+    // every render: a group that may be taken lists no counter
+    // (family_registry_test.cc, GroupsThatMayBeTakenListNoCounter).
+    {"node_power", Ours(E::kNodes), 0, part::kNodes, &NodePowerFamilies,
+     [](MetricSet& set, const FamilyInputs& in) {
+       AddNodePowerFamilies(set, *in.state.nodes);
      }},
 };
 constexpr size_t kGroupCount = std::size(kGroups);
