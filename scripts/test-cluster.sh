@@ -451,6 +451,11 @@ launch() {
 	if [[ $name == slurmctld && -n ${SM_SLURMCTLD_PRELOAD:-} ]]; then
 		preload=(env "LD_PRELOAD=$SM_SLURMCTLD_PRELOAD")
 	fi
+	# SM_SLURMD_PRELOAD: a library for slurmd alone (the pm_counters file
+	# redirect of tests/integration/test_node_power.py).
+	if [[ $name == slurmd && -n ${SM_SLURMD_PRELOAD:-} ]]; then
+		preload=(env "LD_PRELOAD=$SM_SLURMD_PRELOAD")
+	fi
 	launch_exe "$name" "${preload[@]}" "$sbin/$name" "$@" -f "$conf"
 }
 

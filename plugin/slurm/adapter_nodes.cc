@@ -136,6 +136,22 @@ void GpuCounts(node_record_t* node, Node& out) {
   });
 }
 
+// The node's last energy reading (Node::power_watts and the rest). Plain
+// numbers out of node_ptr->energy, which slurmctld overwrites under the
+// node write lock (update_node_record_acct_gather_data(), registration):
+// nothing allocated per node (tests/shim/locked_allocs.py).
+void CopyEnergy(const node_record_t* node, Node& n) {
+  const acct_gather_energy_t* e = node->energy;
+  // No plugin or no poll yet leaves the calloc'd zeros; NO_VAL watts is a
+  // plugin that cannot read its sensor (scontrol prints n/s or n/a).
+  if (!e || !e->poll_time || e->current_watts == NO_VAL) return;
+  n.power_watts = e->current_watts;
+  n.power_average_watts = e->ave_watts;
+  if (e->consumed_energy != NO_VAL64)
+    n.energy_joules = static_cast<int64_t>(e->consumed_energy);
+  n.energy_poll_time = static_cast<int64_t>(e->poll_time);
+}
+
 // The fields every node record gets, listed or not; `n` is a fresh Node.
 void CopyNode(node_record_t* node, Arena& arena, int gpu_pos, Node& n) {
   n.name = arena.StoreCString(node->name);
@@ -162,6 +178,7 @@ void CopyNode(node_record_t* node, Arena& arena, int gpu_pos, Node& n) {
   if (gpu_pos >= 0 && node->tres_cnt)
     n.gpus_tres = static_cast<int64_t>(node->tres_cnt[gpu_pos]);
   GpuCounts(node, n);
+  CopyEnergy(node, n);
 }
 
 inline void PrefetchNode(const node_record_t* node) {
@@ -174,6 +191,7 @@ inline void PrefetchNode(const node_record_t* node) {
   __builtin_prefetch(&node->tres_fmt_str);
   __builtin_prefetch(&node->gres_list);
   __builtin_prefetch(&node->reason);
+  __builtin_prefetch(&node->energy);
 }
 
 // Hidden from clients that do not pass SHOW_FUTURE (slurmrestd does not).

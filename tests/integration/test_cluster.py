@@ -117,6 +117,12 @@ class ClusterTest(unittest.TestCase):
             self.assertEqual(parts, sorted(t["Partitions"].split(",")), name)
         # Ghosts never registered: no free memory to report.
         self.assertEqual(series(expo, "slurm_node_memory_free_bytes", node_name="ghost1"), [])
+        # No AcctGatherEnergyType: no node has a reading, so no power or
+        # energy family (docs/metrics.md "Node power and energy").
+        for fam in ("slurm_node_power_watts", "slurm_node_power_average_watts",
+                    "slurm_node_energy_joules_total",
+                    "slurm_node_energy_reading_timestamp_seconds"):
+            self.assertNotIn(fam, expo)
 
     # ------------------------------------------------------------------ jobs
 

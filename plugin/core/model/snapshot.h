@@ -167,6 +167,21 @@ struct Node {
   // AccountingStorageTRES (gpu_pos -1) or tres_cnt is NULL. This is the
   // number metrics/openmetrics prints as slurm_node_gpus.
   int64_t gpus_tres = 0;
+
+  // The node's last energy reading, node_ptr->energy (acct_gather_energy_t,
+  // the same fields in every release from 22.05 to 26.05), as slurmd sent
+  // it on registration or on slurmctld's AcctGatherNodeFreq poll. All
+  // absent when there is no reading: energy NULL, poll_time 0 (no
+  // AcctGatherEnergyType plugin, or not polled yet), or current_watts
+  // NO_VAL (the plugin cannot read its sensor; scontrol prints
+  // CurrentWatts=n/s on 22.05, n/a later). docs/metrics.md "Node power and
+  // energy".
+  std::optional<int64_t> power_watts;          // current_watts: CurrentWatts
+  std::optional<int64_t> power_average_watts;  // ave_watts: AveWatts
+  // consumed_energy: joules since slurmd started (restarts from 0 with
+  // slurmd); also absent when NO_VAL64.
+  std::optional<int64_t> energy_joules;
+  std::optional<int64_t> energy_poll_time;  // poll_time: Unix seconds
 };
 
 // Every field of a record, once, in declaration order: Fields(record, f)
@@ -193,11 +208,13 @@ decltype(auto) Fields(const Node& n, F&& f) {
                nvlink_instance_group, state, stored_base, statistics_base, partitions, cpus, alloc_cpus, alloc_idle_cpus,
                effective_cpus, real_memory_mb, alloc_memory_mb, free_memory_mb,
                specialized_memory_mb, gres_configured, gres_used, state_long, gpus_total,
-               gpus_alloc, gpus_tres] = n;
+               gpus_alloc, gpus_tres, power_watts, power_average_watts, energy_joules,
+               energy_poll_time] = n;
   return f(name, instance_id, address, comment, reason, reservation, tres, nodeset,
            nvlink_instance_group, state, stored_base, statistics_base, partitions, cpus, alloc_cpus, alloc_idle_cpus, effective_cpus,
            real_memory_mb, alloc_memory_mb, free_memory_mb, specialized_memory_mb,
-           gres_configured, gres_used, state_long, gpus_total, gpus_alloc, gpus_tres);
+           gres_configured, gres_used, state_long, gpus_total, gpus_alloc, gpus_tres,
+           power_watts, power_average_watts, energy_joules, energy_poll_time);
 }
 
 struct Partition {

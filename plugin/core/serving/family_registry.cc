@@ -8,6 +8,7 @@
 #include "base/immortal.h"
 #include "config/exporter_config.h"
 #include "families/ours/job_gpus.h"
+#include "families/ours/node_power.h"
 #include "families/accounting/licenses.h"
 #include "families/native/native_jobs.h"
 #include "families/native/native_nodes.h"
@@ -197,6 +198,16 @@ const FamilyGroup kGroups[] = {
      .families = &QueueWaitHistory::Families,
      .add = [](MetricSet& set, const GroupInputs& in) {
        in.queue_wait().AddFamilies(set);
+     }},
+    // Node power and energy (ours), with Soperator's node families. Built
+    // every render: a group that may be taken lists no counter
+    // (family_registry_test.cc, GroupsThatMayBeTakenListNoCounter).
+    {.name = "node_power",
+     .endpoints = Ours(E::kNodes),
+     .needs = part::kNodes,
+     .families = &NodePowerFamilies,
+     .add = [](MetricSet& set, const GroupInputs& in) {
+       AddNodePowerFamilies(set, in.nodes());
      }},
 };
 constexpr size_t kGroupCount = std::size(kGroups);
