@@ -493,7 +493,7 @@ void Collector::RenderEndpoint(Endpoint e, PrivateData hidden,
   if (!take_groups || !every_format_has_one) reuse.earlier.clear();
   AddEndpointFamilies(set, e, state_.cluster, state_.history,
                       {options_.unix_now(), options_.native_values,
-                       options_.pending_user_label},
+                       options_.pending_user_label, options_.node_info_nodeset},
                       &state_.queue_wait,
                       options_.incremental_render ? &reuse : nullptr);
   if (!options_.incremental_render) set.Seal();

@@ -42,6 +42,7 @@ struct CollectorOptions {
   std::vector<Endpoint> endpoints;  // what to render
   bool native_values = false;
   bool pending_user_label = true;
+  bool node_info_nodeset = false;  // NodeInfoNodesetLabel
   std::vector<std::string> disabled_families;
   // IgnorePrivateData=yes: everyone gets the full view.
   bool ignore_private_data = false;

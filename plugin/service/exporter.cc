@@ -47,6 +47,7 @@ CollectorOptions MakeOptions(const Config& config, Carrier carrier,
     for (const FamilyDef* f : s.families()) o.disabled_families.emplace_back(f->name);
   }
   o.pending_user_label = config.queue_user_label;
+  o.node_info_nodeset = config.node_info_nodeset_label;
   if (config.job_source == JobSource::kAccounting) {
     FinishedJobLimits f;
     f.lookback_seconds = std::chrono::duration_cast<std::chrono::seconds>(

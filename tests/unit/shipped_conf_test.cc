@@ -44,7 +44,8 @@ std::string Dump(const Config& c) {
     << '|' << c.native_values << '|' << c.ignore_private_data << '|'
     << c.listener_threads << '|' << c.disabled_families.size() << '|'
     << c.fairshare_user_metrics << '|' << c.queue_user_label << '|'
-    << c.node_gres_metrics << '|' << c.web_config_file << '|'
+    << c.node_gres_metrics << '|' << c.node_info_nodeset_label << '|'
+    << c.web_config_file << '|'
     << c.allowed_networks.size() << '|' << c.monitoring_conflicts << '|'
     << c.accounting_jobs_max << '|' << c.accounting_jobs_max_bytes;
   return o.str();

@@ -241,6 +241,8 @@ const std::vector<Option>& Options() {
        [](C c, V v) { return SetBool(c.fairshare_user_metrics, v); }},
       {"QueueUserLabel", "SLURM_EXPORTER_QUEUE_USER_LABEL",
        [](C c, V v) { return SetBool(c.queue_user_label, v); }},
+      {"NodeInfoNodesetLabel", "SLURM_EXPORTER_NODE_INFO_NODESET_LABEL",
+       [](C c, V v) { return SetBool(c.node_info_nodeset_label, v); }},
       {"NodeGresMetrics", "SLURM_EXPORTER_NODE_GRES_METRICS",
        [](C c, V v) { return SetBool(c.node_gres_metrics, v); }},
       {"DisabledFamilies", "SLURM_EXPORTER_DISABLED_FAMILIES",

@@ -63,6 +63,9 @@ struct Config {
   bool fairshare_user_metrics = true;  // the slurm_user_fairshare* families
   bool queue_user_label = true;  // user label of slurm_{queue,cores}_pending
   bool node_gres_metrics = true;  // slurm_node_gres_total and _used
+  // slurm_node_info with a nodeset_name label, as Soperator's open change
+  // to it (docs/soperator.md): off until a Soperator release has it.
+  bool node_info_nodeset_label = false;
   // Access control for both listeners (docs/configuration.md, Security).
   std::string web_config_file;        // exporter-toolkit web config; "" none
   std::vector<Cidr> allowed_networks;  // empty: every peer

@@ -14,6 +14,7 @@
 #include <mutex>
 #include <optional>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "base/arena.h"
@@ -238,10 +239,25 @@ decltype(auto) Fields(const Partition& p, F&& f) {
   return f(name, node_indices, total_cpus, total_nodes, max_nodes, unlisted_node_indices);
 }
 
+// A listed node's two topology labels (Node::nodeset,
+// Node::nvlink_instance_group), by node name: what slurm_node_job labels
+// each host of a job with.
+struct NodeGroupLabels {
+  std::string_view nodeset;
+  std::string_view nvlink_instance_group;
+};
+using NodeGroupIndex = std::unordered_map<std::string_view, NodeGroupLabels>;
+
 struct NodeSnapshot {
   // Every field of every node, partition and unlisted node, as
   // JobSnapshot::Content for the jobs (snapshot_content.cc).
   Fingerprint Content() const;
+  // The listed nodes that have a label of NodeGroupLabels, by name (made
+  // once, on first use), and what it holds: a group that labels jobs'
+  // hosts follows this instead of every node field (state_part::
+  // kNodeGroups), which moves far less often.
+  const NodeGroupIndex& Groups() const;
+  Fingerprint GroupsContent() const;
 
   Arena arena;
   Rows<Node> nodes;
@@ -255,6 +271,8 @@ struct NodeSnapshot {
 
  private:
   Lazy<Fingerprint> content_;
+  Lazy<NodeGroupIndex> groups_;
+  Lazy<Fingerprint> groups_content_;
 };
 
 // ---- Jobs ------------------------------------------------------------------

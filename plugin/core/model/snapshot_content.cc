@@ -126,6 +126,29 @@ Fingerprint NodeSnapshot::Content() const {
   });
 }
 
+const NodeGroupIndex& NodeSnapshot::Groups() const {
+  return groups_.Get([this] {
+    NodeGroupIndex index;
+    for (const Node& n : nodes)
+      if (!n.nodeset.empty() || !n.nvlink_instance_group.empty())
+        index.emplace(n.name, NodeGroupLabels{n.nodeset, n.nvlink_instance_group});
+    return index;
+  });
+}
+
+Fingerprint NodeSnapshot::GroupsContent() const {
+  return groups_content_.Get([this] {
+    FingerprintHasher h;
+    for (const Node& n : nodes) {
+      if (n.nodeset.empty() && n.nvlink_instance_group.empty()) continue;
+      h.String(n.name);
+      h.String(n.nodeset);
+      h.String(n.nvlink_instance_group);
+    }
+    return h.Finish();
+  });
+}
+
 // One pass for both: a second walk over 50,000 jobs costs more in cache
 // misses than the few words it hashes (bench/render_bench.cc,
 // BM_JobsContent).

@@ -62,7 +62,8 @@ std::optional<Fingerprint> KeyOf(const FamilyGroup& g, size_t index, Endpoint e,
                                  const ClusterState& state,
                                  const RenderOptions& opts, const Fingerprint& filters) {
   using namespace state_part;
-  if (g.follows == 0 || (g.follows & ~(kNodes | kJobs | kJobTimes | kFinishedJobs)) != 0)
+  if (g.follows == 0 ||
+      (g.follows & ~(kNodes | kJobs | kJobTimes | kFinishedJobs | kNodeGroups)) != 0)
     return std::nullopt;
   if ((g.follows & kFinishedJobs) && state.finished_jobs) return std::nullopt;
   FingerprintHasher h;
@@ -77,12 +78,13 @@ std::optional<Fingerprint> KeyOf(const FamilyGroup& g, size_t index, Endpoint e,
     h.Word(c.b);
   };
   if (g.follows & kNodes) part(state.nodes, &NodeSnapshot::Content);
+  if (g.follows & kNodeGroups) part(state.nodes, &NodeSnapshot::GroupsContent);
   if (g.follows & kJobs)
     part(state.jobs, g.follows & kJobTimes ? &JobSnapshot::Content
                                            : &JobSnapshot::ContentBesidesTimes);
   h.Word(filters.a);
   h.Word(filters.b);
-  h.Word(opts.native_values | opts.pending_user_label << 1);
+  h.Word(opts.native_values | opts.pending_user_label << 1 | opts.node_info_nodeset << 2);
   return h.Finish();
 }
 

@@ -56,6 +56,7 @@ struct RenderOptions {
   int64_t now = 0;             // unix seconds, for job durations
   bool native_values = false;  // reproduce metrics/openmetrics' numbers
   bool pending_user_label = true;  // QueueUserLabel
+  bool node_info_nodeset = false;  // NodeInfoNodesetLabel
 };
 
 // Family names both Soperator's and Slurm's native node families define.

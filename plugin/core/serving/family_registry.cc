@@ -52,7 +52,7 @@ const FamilyGroup kGroups[] = {
      .needs = part::kNodes,
      .families = &SoperatorNodeFamilies,
      .add = [](MetricSet& set, const GroupInputs& in) {
-       AddSoperatorNodeFamilies(set, in.nodes(), in.skip());
+       AddSoperatorNodeFamilies(set, in.nodes(), in.skip(), in.node_info_nodeset());
      },
      .follows = part::kNodes},
     {.name = "node_history",
@@ -66,12 +66,12 @@ const FamilyGroup kGroups[] = {
     {.name = "soperator_jobs",
      .endpoints = Ours(E::kJobs),
      .needs = part::kJobs,
-     .also_reads = part::kFinishedJobs,
+     .also_reads = part::kFinishedJobs | part::kNodeGroups,
      .families = &SoperatorJobFamilies,
      .add = [](MetricSet& set, const GroupInputs& in) {
-       AddSoperatorJobStateFamilies(set, in.jobs(), in.finished_jobs());
+       AddSoperatorJobStateFamilies(set, in.jobs(), in.finished_jobs(), in.node_groups());
      },
-     .follows = part::kJobs | part::kJobTimes | part::kFinishedJobs},
+     .follows = part::kJobs | part::kJobTimes | part::kFinishedJobs | part::kNodeGroups},
     {.name = "soperator_job_durations",
      .endpoints = Ours(E::kJobs),
      .needs = part::kJobs,

@@ -40,6 +40,9 @@ inline constexpr StateParts kJobTimes = 1 << 9;
 // collection seen, not one snapshot) and the render's clock.
 inline constexpr StateParts kHistory = 1 << 10;
 inline constexpr StateParts kClock = 1 << 11;
+// The nodes' topology labels alone (NodeSnapshot::Groups), for a group that
+// labels jobs' hosts with them; absent nodes give none.
+inline constexpr StateParts kNodeGroups = 1 << 12;
 }  // namespace state_part
 
 // Everything a render has for its groups (AddEndpointFamilies).
@@ -91,9 +94,16 @@ class GroupInputs {
 
   bool native_values() const { return in_.opts.native_values; }
   bool pending_user_label() const { return in_.opts.pending_user_label; }
+  bool node_info_nodeset() const { return in_.opts.node_info_nodeset; }
   // The options a group key holds, with the clock left out (now() reads it).
   RenderOptions keyed_options() const {
-    return {0, in_.opts.native_values, in_.opts.pending_user_label};
+    return {0, in_.opts.native_values, in_.opts.pending_user_label,
+            in_.opts.node_info_nodeset};
+  }
+  // The nodes' topology labels by node name; null without nodes.
+  const NodeGroupIndex* node_groups() const {
+    const auto& nodes = Note(state_part::kNodeGroups, in_.state.nodes);
+    return nodes ? &nodes->Groups() : nullptr;
   }
   std::span<const std::string_view> skip() const { return in_.skip; }
 

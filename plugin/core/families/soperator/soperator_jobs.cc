@@ -155,7 +155,8 @@ void AddSoperatorJobDurations(MetricSet& set, const JobSnapshot& snap,
 }
 
 void AddSoperatorJobStateFamilies(MetricSet& set, const JobSnapshot& snap,
-                                  const FinishedJobsView* accounting) {
+                                  const FinishedJobsView* accounting,
+                                  const NodeGroupIndex* groups) {
   const auto families = AddAll(set, kFromJobs);
   Family& info = *families[kJobInfo];
   Family& cpus = *families[kJobCpus];
@@ -199,8 +200,14 @@ void AddSoperatorJobStateFamilies(MetricSet& set, const JobSnapshot& snap,
     if (!node_job.enabled()) return;  // the costly one to switch off
     hosts.clear();
     if (ExpandHostList(AssignedNodeList(j.nodes), hosts)) {
-      for (const std::string& h : hosts)
-        node_job.Add({id, arena.Store(h), "", ""}, 1);
+      for (const std::string& h : hosts) {
+        // Soperator's topology[host], "" when unknown (Soperator exporter
+        // spec, metric 20); ours from Slurm's configuration (node_groups.h).
+        NodeGroupLabels labels;
+        if (groups)
+          if (const auto it = groups->find(h); it != groups->end()) labels = it->second;
+        node_job.Add({id, arena.Store(h), labels.nvlink_instance_group, labels.nodeset}, 1);
+      }
     }
   });
 }

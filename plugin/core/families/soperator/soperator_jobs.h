@@ -25,9 +25,11 @@ std::span<const FamilyDef* const> SoperatorJobDurationFamilies();
 // `accounting` (JobSource=accounting; null with JobSource=controller):
 // serves the jobs as Soperator's accounting source does, finished ones for
 // the lookback even after slurmctld purged them (docs/configuration.md,
-// "Finished jobs").
+// "Finished jobs"). `groups`: the nodes' topology labels for
+// slurm_node_job's hosts (none: "", as Soperator without Kubernetes data).
 void AddSoperatorJobStateFamilies(MetricSet& set, const JobSnapshot& jobs,
-                                  const FinishedJobsView* accounting = nullptr);
+                                  const FinishedJobsView* accounting = nullptr,
+                                  const NodeGroupIndex* groups = nullptr);
 void AddSoperatorJobDurations(MetricSet& set, const JobSnapshot& jobs,
                               int64_t now,
                               const FinishedJobsView* accounting = nullptr);

@@ -21,10 +21,17 @@ constexpr size_t kReservationNameMaxRunes = 50;
 
 // Every family of this file, in the order they are added.
 enum Def {
-  kNodeInfo, kCpusTotal, kCpusAllocated, kCpusIdle, kCpusEffective,
+  kNvlinkGroup, kNodeInfo, kCpusTotal, kCpusAllocated, kCpusIdle, kCpusEffective,
   kMemoryTotal, kMemoryAllocated, kMemoryFree, kMemoryEffective, kPartition,
 };
 const FamilyDef kDefs[] = {
+    // Soperator's NVLink mapping: for the nodes in a base block of
+    // topology/block (node_groups.h; docs/metrics.md, "Where nodeset_name
+    // and nvlink_instance_group come from").
+    {"slurm_node_nvlink_instance_group",
+     "Mapping between Slurm nodes and NVLink instance groups",
+     MetricType::kGauge,
+     {"node_name", "instance_id", "nvlink_instance_group", "nodeset_name"}},
     {"slurm_node_info",
      "Slurm node info",
      MetricType::kGauge,
@@ -62,14 +69,21 @@ const FamilyDef kDefs[] = {
      {"node_name", "partition"}},
 };
 static_assert(std::size(kDefs) == kPartition + 1);
-// Needs a node-to-NVLink-group mapping, which slurmctld does not have
-// (Soperator reads Kubernetes node labels); defined so the name is
-// reserved, never emitted.
-[[maybe_unused]] const FamilyDef kNvlinkGroup{
-    "slurm_node_nvlink_instance_group",
-    "Mapping between Slurm nodes and NVLink instance groups",
-    MetricType::kGauge,
-    {"node_name", "instance_id", "nvlink_instance_group", "nodeset_name"}};
+
+// slurm_node_info as Soperator's open change to it has it: nodeset_name
+// third (docs/soperator.md, "NodeInfoNodesetLabel"). The encoders sort
+// label names, so its place matters only to AddInfo's values.
+constexpr size_t kNodesetAt = 2;
+constexpr FamilyDef WithNodeset(FamilyDef def) {
+  LabelNames labels;
+  for (size_t i = 0; i < def.labels.size(); ++i) {
+    if (i == kNodesetAt) labels.push_back("nodeset_name");
+    labels.push_back(def.labels[i]);
+  }
+  def.labels = labels;
+  return def;
+}
+const FamilyDef kNodeInfoWithNodeset = WithNodeset(kDefs[kNodeInfo]);
 
 // A family to fill, or a sink that keeps nothing when `skip` names it.
 class Target {
@@ -89,10 +103,10 @@ class Target {
   Family* family_;
 };
 
-void AddInfo(Target& f, const Node& n) {
+void AddInfo(Target& f, const Node& n, bool nodeset_label) {
   using namespace node_flag;
   const NodeState& s = n.state;
-  f.Add({n.name, n.instance_id, NodeBaseName(s.base),
+  std::array<std::string_view, 24> values = {n.name, n.instance_id, NodeBaseName(s.base),
          TrueFalse(s.has(kDrain)), TrueFalse(s.has(kMaintenance)),
          TrueFalse(s.has(kReserved)), TrueEmpty(s.has(kCompleting)),
          TrueEmpty(s.has(kFail)), TrueEmpty(s.has(kPlanned)),
@@ -102,8 +116,11 @@ void AddInfo(Target& f, const Node& n) {
          TrueEmpty(s.has(kPoweringDown)), TrueEmpty(s.has(kPoweringUp)),
          TrueEmpty(s.has(kPowerUp)), TrueEmpty(IsUnavailable(s)),
          TruncateCodePoints(n.reservation, kReservationNameMaxRunes),
-         n.address, n.reason, n.comment},
-        1);
+         n.address, n.reason, n.comment, {}};
+  if (!nodeset_label) return f.Add(std::span(values).first(values.size() - 1), 1);
+  std::move_backward(values.begin() + kNodesetAt, values.end() - 1, values.end());
+  values[kNodesetAt] = n.nodeset;
+  f.Add(values, 1);
 }
 
 }  // namespace
@@ -113,8 +130,9 @@ std::span<const FamilyDef* const> SoperatorNodeFamilies() {
 }
 
 void AddSoperatorNodeFamilies(MetricSet& set, const NodeSnapshot& snap,
-                              std::span<const std::string_view> skip) {
-  Target info(set, kDefs[kNodeInfo], skip);
+                              std::span<const std::string_view> skip, bool nodeset_label) {
+  Target nvlink(set, kDefs[kNvlinkGroup], skip);
+  Target info(set, nodeset_label ? kNodeInfoWithNodeset : kDefs[kNodeInfo], skip);
   Target cpus_total(set, kDefs[kCpusTotal], skip);
   Target cpus_allocated(set, kDefs[kCpusAllocated], skip);
   Target cpus_idle(set, kDefs[kCpusIdle], skip);
@@ -136,7 +154,9 @@ void AddSoperatorNodeFamilies(MetricSet& set, const NodeSnapshot& snap,
       return tres;
     };
 
-    AddInfo(info, n);
+    if (!n.nvlink_instance_group.empty())
+      nvlink.Add({n.name, n.instance_id, n.nvlink_instance_group, n.nodeset}, 1);
+    AddInfo(info, n, nodeset_label);
     if (n.cpus) {
       cpus_total.Add(name, *n.cpus);
     } else if (fallback() && fallback()->cpus > 0) {

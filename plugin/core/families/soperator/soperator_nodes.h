@@ -15,8 +15,11 @@ namespace sm {
 // The families AddSoperatorNodeFamilies adds.
 std::span<const FamilyDef* const> SoperatorNodeFamilies();
 
-// Families named in `skip` are not built.
+// Families named in `skip` are not built. `nodeset_label`
+// (NodeInfoNodesetLabel): slurm_node_info with nodeset_name as its third
+// label, as Soperator's open change to it does (docs/soperator.md).
 void AddSoperatorNodeFamilies(MetricSet& set, const NodeSnapshot& nodes,
-                              std::span<const std::string_view> skip = {});
+                              std::span<const std::string_view> skip = {},
+                              bool nodeset_label = false);
 
 }  // namespace sm
