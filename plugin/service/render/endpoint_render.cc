@@ -12,63 +12,65 @@
 namespace sm {
 namespace {
 
+// The families and their bytes: with `reuse`, what did not change is
+// taken from the earlier bodies. False when a group taken could not be.
+bool Build(MetricSet& set, const RenderRequest& req, const CollectedState& state,
+           const RenderOptions& opts, GroupReuse* reuse) {
+  AddEndpointFamilies(set, req.endpoint, state.cluster, state.history, opts,
+                      &state.queue_wait, reuse ? reuse->Hook(set) : BeforeGroup());
+  if (reuse && !reuse->Finish(set)) return false;
+  set.Seal();
+  return true;
+}
+
+void AddStats(const MetricSet& set, WriteStats& stats) {
+  stats.series += set.stats().series;
+  stats.duplicates_dropped += set.stats().duplicates_dropped;
+  stats.utf8_repaired += set.stats().utf8_repaired;
+  stats.labels_truncated += set.stats().labels_truncated;
+}
+
 // One attempt: nothing when a group taken could not be copied.
 std::optional<RenderedBodies> TryRender(const RenderRequest& req,
                                         const CollectedState& state,
                                         const CollectorOptions& options,
                                         bool take_groups, RenderTally& tally) {
   MetricSet set(&options.disabled_families, req.hidden);
-  // What the new bodies may copy from: the bodies they replace. A family
-  // that one format cannot copy is sealed when that format is written.
+  const RenderOptions opts{options.unix_now(), options.native_values,
+                           options.pending_user_label};
   std::array<EarlierBody, 2> from{};
-  std::vector<const EarlierBody*> copy_from;
-  GroupReuse reuse;
-  bool every_format_has_one = true;
+  std::array<const EarlierBody*, 2> earlier{};
   for (size_t i = 0; i < 2; ++i) {
-    if (!req.formats[i]) continue;
-    if (!req.earlier[i]) {
-      every_format_has_one = false;
-      continue;
-    }
+    if (!req.formats[i] || !req.earlier[i]) continue;
     from[i] = req.earlier[i]->AsEarlier();
-    copy_from.push_back(&from[i]);
-    reuse.earlier.push_back(req.earlier[i]->group_keys());
+    earlier[i] = &from[i];
   }
-  // Groups are taken from the earlier bodies only when each format written
-  // has one (a group taken has no rows to write a format from).
-  if (!take_groups || !every_format_has_one) reuse.earlier.clear();
-  AddEndpointFamilies(set, req.endpoint, state.cluster, state.history,
-                      {options.unix_now(), options.native_values,
-                       options.pending_user_label},
-                      &state.queue_wait, options.incremental_render ? &reuse : nullptr);
-  if (!options.incremental_render) set.Seal();
-  else set.SealReusing(copy_from);
-  std::array<std::string, 2> texts;
-  std::array<std::vector<WrittenFamily>, 2> written;
-  for (Format f : {Format::kText, Format::kOpenMetrics}) {
-    const size_t i = f == Format::kOpenMetrics ? 1 : 0;
-    if (!req.formats[i] || set.copy_failed()) continue;
-    texts[i].reserve(req.reserve[i]);
-    set.Write(f, texts[i], req.earlier[i] ? &from[i] : nullptr, &written[i]);
-  }
-  if (set.copy_failed()) return std::nullopt;
-  tally.groups_taken += reuse.taken;
+  std::optional<GroupReuse> reuse;
+  if (options.incremental_render)
+    reuse.emplace(GroupReuse::Inputs{req.endpoint, &state.cluster, opts,
+                                     GroupReuse::Filters(&options.disabled_families,
+                                                         req.hidden)},
+                  req.formats, earlier, take_groups);
+  if (!Build(set, req, state, opts, reuse ? &*reuse : nullptr)) return std::nullopt;
   RenderedBodies out;
-  WriteStats& stats = tally.stats;
+  std::vector<WrittenFamily> written;
   for (size_t i = 0; i < 2; ++i) {
     if (!req.formats[i]) continue;
+    std::string text;
+    text.reserve(req.reserve[i]);
+    set.Write(i == 1 ? Format::kOpenMetrics : Format::kText, text, reuse ? &written : nullptr);
+    std::vector<FamilyRecord> records;
+    if (reuse) records = reuse->Records(written);
     const auto copied = static_cast<uint64_t>(std::count_if(
-        written[i].begin(), written[i].end(),
-        [](const WrittenFamily& w) { return w.reused; }));
-    stats.families_reused += copied;
-    stats.families_written += written[i].size() - copied;
-    out[i] = std::make_shared<const Body>(std::move(texts[i]), set.stats().series,
-                                          std::move(written[i]), reuse.keys);
+        records.begin(), records.end(), [](const FamilyRecord& r) { return r.reused; }));
+    tally.stats.families_reused += copied;
+    tally.stats.families_written += records.size() - copied;
+    out[i] = std::make_shared<const Body>(std::move(text), set.stats().series,
+                                          std::move(records),
+                                          reuse ? reuse->keys() : std::vector<GroupKey>{});
   }
-  stats.series += set.stats().series;
-  stats.duplicates_dropped += set.stats().duplicates_dropped;
-  stats.utf8_repaired += set.stats().utf8_repaired;
-  stats.labels_truncated += set.stats().labels_truncated;
+  if (reuse) tally.groups_taken += reuse->groups_taken();
+  AddStats(set, tally.stats);
   return out;
 }
 
@@ -81,6 +83,7 @@ RenderedBodies RenderEndpoint(const RenderRequest& request, const CollectedState
   // Not expected (the keys say the earlier bodies hold every family taken),
   // but a body is never served short of families: build them all. Without
   // groups taken nothing can fail to be copied, so this is the last step.
+  ++tally.rebuilt;
   static std::atomic<bool> logged{false};
   if (!logged.exchange(true))
     LogError("render: a group of families could not be taken from the body "

@@ -33,6 +33,7 @@ struct RenderRequest {
 struct RenderTally {
   WriteStats stats;
   size_t groups_taken = 0;  // groups of families taken whole
+  size_t rebuilt = 0;       // renders done again without taking groups
 };
 
 using RenderedBodies = std::array<std::shared_ptr<const Body>, 2>;
