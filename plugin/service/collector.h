@@ -1,15 +1,16 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The background collector: the sub-collectors of sub_collectors.h
 // (Soperator's nodes/jobs/diag, and ours) on a ticker, each with an
 // in-flight limit, sequence numbers against stale results and failure
 // isolation. After each tick it renders every endpoint into cached bodies,
 // so a scrape copies bytes and never touches slurmctld.
 //
-// A facade over its roles (docs/architecture.md, "The collector's
-// roles"): the Scheduler (collect/scheduler.h) runs the threads and the
-// collections, the StateStore (collect/state_store.h) holds what they
-// collected, the RenderPlanner (render/render_planner.h) renders and
-// publishes bodies into the BodyCache (render/body_cache.h). The
-// Collector owns them and the one lock they share, and serves.
+// A facade over its roles (docs/architecture.md, "Served"): the
+// Scheduler (collect/scheduler.h) runs the threads and the collections,
+// the StateStore (collect/state_store.h) holds what they collected, the
+// RenderPlanner (render/render_planner.h) renders and publishes bodies
+// into the BodyCache (render/body_cache.h). The Collector owns them and
+// the one lock they share, and serves.
 #pragma once
 
 #include <atomic>
