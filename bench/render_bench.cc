@@ -7,10 +7,12 @@
 #include <benchmark/benchmark.h>
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <sys/resource.h>
 
 #include "families/soperator/stdio_path.h"
 #include "gzip_form.h"
+#include "render/group_reuse.h"
 #include "serving/endpoints.h"
 #include "synthetic.h"
 
@@ -95,8 +97,8 @@ void BM_Gzip(benchmark::State& st) {
 // A render that follows change (docs/performance.md, "Render cost that
 // follows change"): the same cluster 30 s later, so only running jobs'
 // durations moved. Each iteration is the collector's work for one body:
-// families, SealReusing against the body it replaces, Write copying what
-// did not change, and the gzip form from the earlier one's pieces. Range 2
+// families, GroupReuse taking from the body it replaces what did not
+// change, Write, and the gzip form from the earlier one's pieces. Range 2
 // = 0 does the same work as a full render (IncrementalRender=no) for the
 // ratio within one run.
 void BM_SoperatorFollowsChange(benchmark::State& st) {
@@ -105,39 +107,45 @@ void BM_SoperatorFollowsChange(benchmark::State& st) {
   size_t taken = 0;
   // The body the first render leaves.
   auto render = [&](int64_t now, const EarlierBody* earlier, std::string& out,
-                    std::vector<WrittenFamily>& written,
-                    std::vector<GroupKey>& keys,
-                    std::span<const GroupKey> earlier_keys) {
+                    std::vector<FamilyRecord>& records, std::vector<GroupKey>& keys) {
     MetricSet set;
-    GroupReuse reuse;
-    if (earlier) reuse.earlier.push_back(earlier_keys);
-    AddEndpointFamilies(set, Endpoint::kSoperator, c.state, c.history, {now, false},
-                        nullptr, incremental ? &reuse : nullptr);
-    keys = std::move(reuse.keys);
-    taken = reuse.taken;
-    if (incremental) set.SealReusing(std::span(&earlier, earlier ? 1 : 0));
-    else set.Seal();
-    set.Write(Format::kText, out, earlier, &written);
+    const RenderOptions opts{now, false};
+    std::optional<GroupReuse> reuse;
+    if (incremental)
+      reuse.emplace(GroupReuse::Inputs{Endpoint::kSoperator, &c.state, opts,
+                                       GroupReuse::Filters(nullptr, 0)},
+                    std::array<bool, 2>{true, false},
+                    std::array<const EarlierBody*, 2>{earlier, nullptr});
+    AddEndpointFamilies(set, Endpoint::kSoperator, c.state, c.history, opts, nullptr,
+                        reuse ? reuse->Hook(set) : BeforeGroup());
+    if (reuse) reuse->Finish(set);
+    set.Seal();
+    std::vector<WrittenFamily> written;
+    set.Write(Format::kText, out, reuse ? &written : nullptr);
+    if (reuse) {
+      records = reuse->Records(written);
+      keys = reuse->keys();
+      taken = reuse->groups_taken();
+    }
     return set.stats().series;
   };
   std::string before;
-  std::vector<WrittenFamily> before_families;
+  std::vector<FamilyRecord> before_families;
   std::vector<GroupKey> before_keys;
-  render(1795100000, nullptr, before, before_families, before_keys, {});
+  render(1795100000, nullptr, before, before_families, before_keys);
   const GzipForm before_gzip = MakeGzipForm(before);
-  const EarlierBody earlier{before, before_families};
+  const EarlierBody earlier{before, before_families, before_keys};
   size_t reused = 0, pieces_reused = 0, gzip_bytes = 0;
   for (auto _ : st) {
     std::string out;
     out.reserve(before.size());
-    std::vector<WrittenFamily> written;
+    std::vector<FamilyRecord> written;
     std::vector<GroupKey> keys;
-    render(1795100030, incremental ? &earlier : nullptr, out, written, keys,
-           before_keys);
+    render(1795100030, incremental ? &earlier : nullptr, out, written, keys);
     const GzipForm gz = incremental ? MakeGzipForm(out, before, &before_gzip)
                                     : MakeGzipForm(out);
     reused = std::count_if(written.begin(), written.end(),
-                           [](const WrittenFamily& w) { return w.reused; });
+                           [](const FamilyRecord& w) { return w.reused; });
     pieces_reused = gz.reused_pieces;
     gzip_bytes = gz.bytes.size();
     benchmark::DoNotOptimize(out.data());

@@ -10,9 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "exposition/exposition.h"
-#include "serving/endpoints.h"
 #include "gzip_form.h"
+#include "render/group_reuse.h"
 
 namespace sm {
 
@@ -20,10 +19,11 @@ namespace sm {
 // the collector right after the render) and kept.
 class Body {
  public:
-  // `families`: where each family lies in `text` (MetricSet::Write), for
-  // the next render of the same endpoint, view and format to copy from.
-  // `groups`: what its groups of families were built from (GroupReuse).
-  Body(std::string text, uint64_t series, std::vector<WrittenFamily> families = {},
+  // `families`: where each family lies in `text` and what it follows
+  // from, and `groups`: what its groups of families were built from: for
+  // the next render of the same endpoint, view and format to take from
+  // (GroupReuse).
+  Body(std::string text, uint64_t series, std::vector<FamilyRecord> families = {},
        std::vector<GroupKey> groups = {})
       : text_(std::move(text)),
         series_(series),
@@ -31,9 +31,8 @@ class Body {
         groups_(std::move(groups)) {}
   const std::string& text() const { return text_; }
   uint64_t series() const { return series_; }
-  // What a later render may copy families from.
-  EarlierBody AsEarlier() const { return {text_, families_}; }
-  const std::vector<GroupKey>& group_keys() const { return groups_; }
+  // What a later render may take families from.
+  EarlierBody AsEarlier() const { return {text_, families_, groups_}; }
   // Thread-safe; compresses once. With `earlier` (the body this one
   // replaces, of the same endpoint, view and format), the pieces of text
   // both have are copied from its gzip form, if it has one made.
@@ -61,7 +60,7 @@ class Body {
  private:
   std::string text_;
   uint64_t series_;
-  std::vector<WrittenFamily> families_;
+  std::vector<FamilyRecord> families_;
   std::vector<GroupKey> groups_;
   mutable std::once_flag gzip_once_;
   mutable GzipForm gzip_;

@@ -106,14 +106,14 @@ def play(a, tmp, scenario, conf_lines, openmetrics, tag):
     bodies = re.split(rb"^# ==> .* <==\n", r.stdout, flags=re.M)[1:]
     files = [os.path.join(gzdir, f"{i + 1}.gz") for i in range(len(bodies))]
     # The collector's debug line per render pass: groups of families taken
-    # whole from the bodies replaced (endpoints.h, GroupReuse).
+    # whole from the bodies replaced (render/group_reuse.h, GroupReuse).
     taken = [int(n) for n in re.findall(
         rb"render: (\d+) group\(s\) of families taken", r.stderr)]
     # A fallback to a full render keeps the bytes right but means a key said
     # a body held what it did not: not expected on any step here.
     if b"could not be taken" in r.stderr:
         raise SystemExit(f"FAIL: {tag}: a render fell back to building every group "
-                         "(collector.cc, RenderEndpoint)")
+                         "(render/endpoint_render.cc, RenderEndpoint)")
     return bodies, files, taken
 
 

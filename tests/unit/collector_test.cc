@@ -692,7 +692,7 @@ TEST(Collector, RendersOnlyWhatWasAskedForLately) {
 }
 
 // Render lines logged while a test runs: the groups taken per render pass
-// and the fallback to a full render (Collector::RenderEndpoint).
+// and the fallback to a full render (RenderEndpoint, render/endpoint_render.cc).
 std::vector<std::string>& RenderLines() {
   static std::vector<std::string> lines;
   return lines;

@@ -1,18 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Groups of families taken from the body a render replaces while what they
-// follow from is unchanged (endpoints.h GroupReuse, MetricSet::Take): the
+// follow from is unchanged (render/group_reuse.h, GroupReuse): the
 // jobs' and nodes' content fingerprints see every field, a render that
 // takes groups gives a full render's bytes, and a group is built again as
 // soon as its inputs move (docs/performance.md, "Render cost that follows
 // change").
 #include <gtest/gtest.h>
 
+#include <array>
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "native_sample.h"
+#include "render/group_reuse.h"
 #include "serving/endpoints.h"
 #include "serving/family_registry.h"
 
@@ -251,11 +253,13 @@ ClusterState StateWith(JobSnapshot jobs) {
 
 struct Rendered {
   std::string text;
-  std::vector<WrittenFamily> families;
+  std::vector<FamilyRecord> families;
   std::vector<GroupKey> keys;
   size_t taken = 0;
   bool copy_failed = false;
 };
+
+size_t FormatIndex(Format f) { return f == Format::kOpenMetrics ? 1 : 0; }
 
 // What the collector does for one body: with `earlier`, groups whose keys
 // it kept are taken and the rest copied where the rows are the same.
@@ -265,21 +269,24 @@ Rendered Render(const ClusterState& s, Endpoint e, Format f, const RenderOptions
   NodeHistory history(0);
   QueueWaitHistory queue_wait;
   MetricSet set(disabled, hidden);
-  GroupReuse reuse;
-  if (earlier) reuse.earlier.push_back(earlier->keys);
-  AddEndpointFamilies(set, e, s, history, opts, &queue_wait, &reuse);
   EarlierBody from{};
-  std::vector<const EarlierBody*> copy_from;
+  std::array<const EarlierBody*, 2> by_format{};
+  std::array<bool, 2> formats{};
+  formats[FormatIndex(f)] = true;
   if (earlier) {
-    from = {earlier->text, earlier->families};
-    copy_from.push_back(&from);
+    from = {earlier->text, earlier->families, earlier->keys};
+    by_format[FormatIndex(f)] = &from;
   }
-  set.SealReusing(copy_from);
+  GroupReuse reuse({e, &s, opts, GroupReuse::Filters(disabled, hidden)}, formats, by_format);
+  AddEndpointFamilies(set, e, s, history, opts, &queue_wait, reuse.Hook(set));
   Rendered out;
-  set.Write(f, out.text, earlier ? &from : nullptr, &out.families);
-  out.keys = std::move(reuse.keys);
-  out.taken = reuse.taken;
-  out.copy_failed = set.copy_failed();
+  out.copy_failed = !reuse.Finish(set);
+  set.Seal();
+  std::vector<WrittenFamily> written;
+  set.Write(f, out.text, &written);
+  out.families = reuse.Records(written);
+  out.keys = reuse.keys();
+  out.taken = reuse.groups_taken();
   return out;
 }
 
@@ -490,89 +497,88 @@ const FamilyDef kA{"test_a", "A", MetricType::kGauge, {"x"}};
 const FamilyDef kB{"test_b", "B", MetricType::kGauge, {"x"}};
 const FamilyDef kA2{"test_a", "A again", MetricType::kGauge, {"y"}};
 
+// A body of families outside the registry, with its records.
 Rendered Written(const std::function<void(MetricSet&)>& add) {
   MetricSet set;
   add(set);
-  set.SealReusing({});
+  GroupReuse reuse({}, {true, false}, {});
+  reuse.Finish(set);
+  set.Seal();
   Rendered r;
-  set.Write(Format::kText, r.text, nullptr, &r.families);
+  std::vector<WrittenFamily> written;
+  set.Write(Format::kText, r.text, &written);
+  r.families = reuse.Records(written);
   return r;
 }
 
-TEST(MetricSetTake, ATakenFamilyIsCopiedAndAnAbsentOneStaysAbsent) {
+TEST(GroupReuseTake, ATakenFamilyIsCopiedAndAnAbsentOneStaysAbsent) {
   const Rendered before = Written([](MetricSet& s) { s.Add(kA).Add({"1"}, 1); });
-  const EarlierBody from{before.text, before.families};
-  const EarlierBody* copy_from[] = {&from};
+  const EarlierBody from{before.text, before.families, {}};
   MetricSet set;
-  set.Take(kA);
-  set.Take(kB);  // had no rows: not in the earlier body
-  set.SealReusing(copy_from);
+  GroupReuse reuse({}, {true, false}, {&from, nullptr});
+  reuse.TakeFamily(set, kA);
+  reuse.TakeFamily(set, kB);  // had no rows: not in the earlier body
+  EXPECT_TRUE(reuse.Finish(set));
+  set.Seal();
   std::string out;
-  set.Write(Format::kText, out, &from, nullptr);
-  EXPECT_FALSE(set.copy_failed());
+  set.Write(Format::kText, out);
   EXPECT_EQ(out, before.text);
   EXPECT_EQ(set.stats().series, 1u);
 }
 
-TEST(MetricSetTake, WhatCannotBeCopiedIsSaid) {
+TEST(GroupReuseTake, WhatCannotBeCopiedIsSaid) {
   const Rendered before = Written([](MetricSet& s) { s.Add(kA).Add({"1"}, 1); });
-  const EarlierBody from{before.text, before.families};
-  const EarlierBody* copy_from[] = {&from};
+  const EarlierBody from{before.text, before.families, {}};
   {  // No earlier body at all.
     MetricSet set;
-    set.Take(kA);
-    set.SealReusing({});
-    EXPECT_TRUE(set.copy_failed());
+    GroupReuse reuse({}, {true, false}, {});
+    reuse.TakeFamily(set, kA);
+    EXPECT_FALSE(reuse.Finish(set));
   }
-  {  // Sealed without fingerprints.
+  {  // A missing earlier body for one of the formats written.
     MetricSet set;
-    set.Take(kA);
-    set.Seal();
-    EXPECT_TRUE(set.copy_failed());
+    GroupReuse reuse({}, {true, true}, {&from, nullptr});
+    reuse.TakeFamily(set, kA);
+    EXPECT_FALSE(reuse.Finish(set));
   }
   {  // A name shared with a family that was built.
     MetricSet set;
-    set.Take(kA);
+    GroupReuse reuse({}, {true, false}, {&from, nullptr});
+    reuse.TakeFamily(set, kA);
     set.Add(kA2).Add({"2"}, 2);
-    set.SealReusing(copy_from);
-    EXPECT_TRUE(set.copy_failed());
+    EXPECT_FALSE(reuse.Finish(set));
   }
   {  // Two bodies, one of which lacks it.
     const Rendered other = Written([](MetricSet& s) { s.Add(kB).Add({"1"}, 1); });
-    const EarlierBody from2{other.text, other.families};
-    const EarlierBody* both[] = {&from, &from2};
+    const EarlierBody from2{other.text, other.families, {}};
     MetricSet set;
-    set.Take(kA);
-    set.SealReusing(both);
-    EXPECT_TRUE(set.copy_failed());
+    GroupReuse reuse({}, {true, true}, {&from, &from2});
+    reuse.TakeFamily(set, kA);
+    EXPECT_FALSE(reuse.Finish(set));
+  }
+  {  // Two bodies that say it followed from different rows.
+    std::vector<FamilyRecord> moved(before.families.begin(), before.families.end());
+    moved[0].input.a ^= 1;
+    const EarlierBody from2{before.text, moved, {}};
+    MetricSet set;
+    GroupReuse reuse({}, {true, true}, {&from, &from2});
+    reuse.TakeFamily(set, kA);
+    EXPECT_FALSE(reuse.Finish(set));
   }
   {  // A record that does not fit the earlier text is not "had no rows".
-    std::vector<WrittenFamily> broken(before.families.begin(), before.families.end());
+    std::vector<FamilyRecord> broken(before.families.begin(), before.families.end());
     broken[0].offset = before.text.size() + 1;
-    const EarlierBody bad{before.text, broken};
-    const EarlierBody* from_bad[] = {&bad};
+    const EarlierBody bad{before.text, broken, {}};
     MetricSet set;
-    set.Take(kA);
-    set.SealReusing(from_bad);
-    EXPECT_TRUE(set.copy_failed());
+    GroupReuse reuse({}, {true, false}, {&bad, nullptr});
+    reuse.TakeFamily(set, kA);
+    EXPECT_FALSE(reuse.Finish(set));
   }
-  {  // A missing earlier body.
-    const EarlierBody* none[] = {nullptr};
+  {  // Every body has it: nothing to say.
     MetricSet set;
-    set.Take(kA);
-    set.SealReusing(none);
-    EXPECT_TRUE(set.copy_failed());
-  }
-  {  // Written against another body than the one sealed against.
-    const Rendered other = Written([](MetricSet& s) { s.Add(kB).Add({"1"}, 1); });
-    const EarlierBody from2{other.text, other.families};
-    MetricSet set;
-    set.Take(kA);
-    set.SealReusing(copy_from);
-    EXPECT_FALSE(set.copy_failed());
-    std::string out;
-    set.Write(Format::kText, out, &from2, nullptr);
-    EXPECT_TRUE(set.copy_failed());
+    GroupReuse reuse({}, {true, true}, {&from, &from});
+    reuse.TakeFamily(set, kA);
+    EXPECT_TRUE(reuse.Finish(set));
   }
 }
 

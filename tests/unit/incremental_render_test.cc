@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // A render that copies the families whose rows did not change
-// (MetricSet::SealReusing, Write with an EarlierBody) gives the bytes and
+// (render/group_reuse.h, GroupReuse::Finish) gives the bytes and
 // the counts of a full render, step after step of a changing cluster
 // (docs/performance.md, "Render cost that follows change").
 #include <gtest/gtest.h>
@@ -13,6 +13,7 @@
 
 #include "base/fingerprint.h"
 #include "exposition/exposition.h"
+#include "render/group_reuse.h"
 
 namespace sm {
 namespace {
@@ -102,8 +103,21 @@ void AddModel(MetricSet& set, const Model& m, std::vector<HistogramValue>& hist)
 
 struct Rendered {
   std::string text;
-  std::vector<WrittenFamily> families;
+  std::vector<FamilyRecord> families;
 };
+
+// `set` sealed and written in text, with what a later render copies from,
+// taking from `earlier` (null: nothing) what did not change.
+Rendered WriteText(MetricSet& set, const EarlierBody* earlier) {
+  GroupReuse reuse({}, {true, false}, {earlier, nullptr});
+  reuse.Finish(set);
+  set.Seal();
+  Rendered r;
+  std::vector<WrittenFamily> written;
+  set.Write(Format::kText, r.text, &written);
+  r.families = reuse.Records(written);
+  return r;
+}
 
 TEST(IncrementalRender, FollowsChangeByteForByte) {
   std::mt19937 rng(23);
@@ -123,29 +137,33 @@ TEST(IncrementalRender, FollowsChangeByteForByte) {
     std::vector<HistogramValue> hist;
     MetricSet inc;
     AddModel(inc, m, hist);
-    const std::array<EarlierBody, 2> from{EarlierBody{earlier[0].text, earlier[0].families},
-                                          EarlierBody{earlier[1].text, earlier[1].families}};
-    // Every third step only the text body has an earlier one: OpenMetrics
-    // then seals, in Write, what SealReusing left as added.
-    std::vector<const EarlierBody*> copy_from;
-    if (have_earlier) copy_from.push_back(&from[0]);
-    if (have_earlier && step % 3 != 0) copy_from.push_back(&from[1]);
-    inc.SealReusing(copy_from);
+    const std::array<EarlierBody, 2> from{
+        EarlierBody{earlier[0].text, earlier[0].families, {}},
+        EarlierBody{earlier[1].text, earlier[1].families, {}}};
+    // Every third step only the text body has an earlier one: nothing is
+    // taken then, and both formats are written from the rows.
+    std::array<const EarlierBody*, 2> by_format{};
+    if (have_earlier) by_format[0] = &from[0];
+    if (have_earlier && step % 3 != 0) by_format[1] = &from[1];
+    GroupReuse reuse({}, {true, true}, by_format);
+    ASSERT_TRUE(reuse.Finish(inc));
+    inc.Seal();
 
     std::array<Rendered, 2> now;
     for (Format f : {Format::kText, Format::kOpenMetrics}) {
       const size_t i = f == Format::kOpenMetrics;
       std::string expected;
       full.Write(f, expected);
-      const bool use = have_earlier && (i == 0 || step % 3 != 0);
-      inc.Write(f, now[i].text, use ? &from[i] : nullptr, &now[i].families);
+      std::vector<WrittenFamily> records;
+      inc.Write(f, now[i].text, &records);
+      now[i].families = reuse.Records(records);
       // Not ASSERT_EQ: gtest's diff of two long bodies is slow.
       size_t d = 0;
       while (d < expected.size() && d < now[i].text.size() && expected[d] == now[i].text[d]) ++d;
       ASSERT_TRUE(now[i].text == expected)
           << "step " << step << " format " << i << ": first difference at byte " << d
           << ": " << now[i].text.substr(d > 80 ? d - 80 : 0, 200);
-      for (const WrittenFamily& w : now[i].families) (w.reused ? reused : written) += 1;
+      for (const FamilyRecord& w : now[i].families) (w.reused ? reused : written) += 1;
     }
     EXPECT_EQ(inc.stats().series, full.stats().series) << "step " << step;
     EXPECT_EQ(inc.stats().duplicates_dropped, full.stats().duplicates_dropped);
@@ -165,36 +183,36 @@ TEST(IncrementalRender, AValueThatMovedIsWrittenAgain) {
     MetricSet set;
     set.Add(kCpus).Add({"7"}, 4);
     set.Add(kRuns).Add({"alice"}, 1);
-    set.SealReusing({});
-    set.Write(Format::kText, before.text, nullptr, &before.families);
+    before = WriteText(set, nullptr);
   }
-  const EarlierBody from{before.text, before.families};
-  const EarlierBody* copy_from[] = {&from};
+  const EarlierBody from{before.text, before.families, {}};
   MetricSet set;
   set.Add(kCpus).Add({"7"}, 8);
   set.Add(kRuns).Add({"alice"}, 1);
-  set.SealReusing(copy_from);
-  std::string out;
-  std::vector<WrittenFamily> written;
-  set.Write(Format::kText, out, &from, &written);
-  EXPECT_EQ(out,
+  const Rendered now = WriteText(set, &from);
+  EXPECT_EQ(now.text,
             "# HELP test_job_cpus CPUs\n# TYPE test_job_cpus gauge\n"
             "test_job_cpus{job_id=\"7\"} 8\n"
             "# HELP test_runs_total Runs\n# TYPE test_runs_total counter\n"
             "test_runs_total{user=\"alice\"} 1\n");
-  ASSERT_EQ(written.size(), 2u);
-  EXPECT_FALSE(written[0].reused);  // test_job_cpus: 4 -> 8
-  EXPECT_TRUE(written[1].reused);   // test_runs_total: unchanged
+  ASSERT_EQ(now.families.size(), 2u);
+  EXPECT_FALSE(now.families[0].reused);  // test_job_cpus: 4 -> 8
+  EXPECT_TRUE(now.families[1].reused);   // test_runs_total: unchanged
 }
 
-TEST(IncrementalRender, NothingIsCopiedFromABodySealedWithoutFingerprints) {
+TEST(IncrementalRender, NothingIsCopiedFromABodyWithoutRecords) {
   MetricSet first;
   first.Add(kCpus).Add({"7"}, 4);
   first.Seal();
   std::string text;
-  std::vector<WrittenFamily> written;
-  first.Write(Format::kText, text, nullptr, &written);
-  EXPECT_TRUE(written.empty());  // no record: a later render writes it all
+  first.Write(Format::kText, text);
+  const EarlierBody from{text, {}, {}};  // IncrementalRender=no keeps none
+  MetricSet set;
+  set.Add(kCpus).Add({"7"}, 4);
+  const Rendered now = WriteText(set, &from);
+  EXPECT_EQ(now.text, text);
+  ASSERT_EQ(now.families.size(), 1u);
+  EXPECT_FALSE(now.families[0].reused);  // a later render writes it all
 }
 
 TEST(IncrementalRender, ARecordOutsideTheEarlierTextIsNotTrusted) {
@@ -202,20 +220,17 @@ TEST(IncrementalRender, ARecordOutsideTheEarlierTextIsNotTrusted) {
   {
     MetricSet set;
     set.Add(kCpus).Add({"7"}, 4);
-    set.SealReusing({});
-    set.Write(Format::kText, before.text, nullptr, &before.families);
+    before = WriteText(set, nullptr);
   }
   ASSERT_EQ(before.families.size(), 1u);
   before.families[0].length = before.text.size() + 1;
-  const EarlierBody from{before.text, before.families};
-  const EarlierBody* copy_from[] = {&from};
+  const EarlierBody from{before.text, before.families, {}};
   MetricSet set;
   set.Add(kCpus).Add({"7"}, 4);
-  set.SealReusing(copy_from);
-  std::string out;
-  set.Write(Format::kText, out, &from, nullptr);
-  EXPECT_EQ(out, "# HELP test_job_cpus CPUs\n# TYPE test_job_cpus gauge\n"
-                 "test_job_cpus{job_id=\"7\"} 4\n");
+  const Rendered now = WriteText(set, &from);
+  EXPECT_EQ(now.text, "# HELP test_job_cpus CPUs\n# TYPE test_job_cpus gauge\n"
+                      "test_job_cpus{job_id=\"7\"} 4\n");
+  EXPECT_FALSE(now.families[0].reused);
 }
 
 // Values one bit apart, at every byte of strings up to 40 bytes long:

@@ -98,25 +98,6 @@ struct SeriesWriter {
   }
 };
 
-// The family `name` of an earlier body (its families are sorted by name);
-// nullptr when the body has none. A record that does not fit the text
-// would be a caller's bug: nullptr too, so it is written, and `broken` (if
-// given) is set, so a family that was to be taken is not mistaken for one
-// the earlier body left out because it had no rows.
-const WrittenFamily* FindWritten(const EarlierBody& earlier, std::string_view name,
-                                 bool* broken = nullptr) {
-  const auto it = std::lower_bound(
-      earlier.families.begin(), earlier.families.end(), name,
-      [](const WrittenFamily& w, std::string_view n) { return w.name < n; });
-  if (it == earlier.families.end() || it->name != name) return nullptr;
-  if (it->offset > earlier.text.size() ||
-      it->length > earlier.text.size() - it->offset) {
-    if (broken) *broken = true;
-    return nullptr;
-  }
-  return &*it;
-}
-
 }  // namespace
 
 void HistogramValue::Observe(std::span<const double> buckets, double v) {
@@ -155,22 +136,8 @@ Family& MetricSet::Add(const FamilyDef& def) {
   return f;
 }
 
-// Not filtered by the disabled names or the hidden PrivateData here: the
-// caller takes a family only from bodies made under the same filters
-// (Filters()), so the earlier body holds it exactly when a build would
-// have served it, and a group may build another definition of the name
-// than the one it lists (slurm_queue_pending without its user label).
-void MetricSet::Take(const FamilyDef& def) {
-  families_.emplace_back(def).taken_ = true;
-}
-
-Fingerprint MetricSet::Filters() const {
-  FingerprintHasher h;
-  h.Word(hidden_);
-  h.Word(disabled_ ? disabled_->size() : 0);
-  if (disabled_)
-    for (const std::string& name : *disabled_) h.String(name);
-  return h.Finish();
+void MetricSet::AddEncoded(const FamilyDef& def, const EncodedFamily& encoded) {
+  families_.emplace_back(def).encoded_ = &encoded_.emplace_back(encoded);
 }
 
 std::vector<std::string_view> MetricSet::AddedNames() const {
@@ -182,39 +149,16 @@ std::vector<std::string_view> MetricSet::AddedNames() const {
   return names;
 }
 
-void MetricSet::Seal() { SealWith({}, false); }
-
-void MetricSet::SealReusing(std::span<const EarlierBody* const> earlier) {
-  SealWith(earlier, true);
-}
-
-void MetricSet::SealWith(std::span<const EarlierBody* const> earlier,
-                         bool fingerprint) {
+void MetricSet::Seal() {
   if (sealed_) return;
   sealed_ = true;
-  fingerprinted_ = fingerprint;
   // Two families whose names differ but whose OpenMetrics names are the
   // same (a gauge x_seconds and a counter x_seconds_total) would make the
   // OpenMetrics body invalid: the first registered is kept, the other
   // refused, counted and logged once per process (it is our bug).
   std::map<std::string_view, std::string_view> om_names;  // om name -> name
   for (Family& f : families_) {
-    if (f.taken_) {
-      // Written by the earlier bodies (every one, or none: it was empty).
-      size_t have = 0;
-      bool unusable = earlier.empty();
-      for (const EarlierBody* e : earlier) {
-        if (!e) unusable = true;
-        else if (FindWritten(*e, f.def().name, &unusable)) ++have;
-      }
-      if (unusable || (have != 0 && have != earlier.size())) {
-        copy_failed_ = true;
-        continue;
-      }
-      if (have == 0) continue;
-    } else if (f.empty()) {
-      continue;
-    }
+    if (!f.encoded() && f.empty()) continue;
     const auto [it, fresh] = om_names.emplace(OpenMetricsName(f.def()), f.def().name);
     if (!fresh && it->second != f.def().name) {
       ++stats_.families_refused;
@@ -239,36 +183,13 @@ void MetricSet::SealWith(std::span<const EarlierBody* const> earlier,
     while (g.end < sorted_.size() && sorted_[g.end]->def().name == sorted_[i]->def().name)
       ++g.end;
     i = g.end;
-    const auto members = Members(g);
-    const size_t taken = std::count_if(members.begin(), members.end(),
-                                       [](const Family* f) { return f->taken_; });
-    g.taken = taken != 0;
-    if (g.taken) {
-      // Rows never added: the earlier bodies' record is the input, and
-      // every one must hold the same.
-      const WrittenFamily* first = earlier.empty() || !earlier[0]
-                                       ? nullptr
-                                       : FindWritten(*earlier[0], members[0]->def().name);
-      if (first) g.input = first->input;
-      if (taken != members.size() || !first) copy_failed_ = true;
-    } else if (fingerprint) {
-      g.input = RowsFingerprint(members);
+    for (const Family* f : Members(g)) {
+      if (f->encoded() && !g.encoded) g.encoded = f->encoded_;
     }
-    // Rows as added equal to those an earlier body of every format to be
-    // written was made from: its bytes will be copied, so the families are
-    // left as added (sealed only if a Write finds no copy after all).
-    const WrittenFamily* same = nullptr;
-    for (const EarlierBody* e : earlier) {
-      const WrittenFamily* w = e ? FindWritten(*e, sorted_[g.begin]->def().name) : nullptr;
-      same = w && w->input == g.input ? w : nullptr;
-      if (!same) break;
-    }
-    if (same) {
-      g.counts = same->counts;
-    } else if (g.taken) {
-      copy_failed_ = true;
+    if (g.encoded) {
+      g.counts = g.encoded->counts;  // its rows were sealed where encoded
     } else {
-      SealGroup(g);
+      for (Family* f : Members(g)) SealFamily(*f, g.counts);
     }
     Count(g.counts);
     groups_.push_back(g);
@@ -286,14 +207,8 @@ void MetricSet::Count(const WriteStats& c) {
   stats_.labels_truncated += c.labels_truncated;
 }
 
-void MetricSet::SealGroup(NameGroup& g) const {
-  g.counts = {};
-  for (Family* f : Members(g)) SealFamily(*f, g.counts);
-  g.sealed = true;
-}
-
 // Repairs and truncates label values, sorts the rows, drops duplicates.
-void MetricSet::SealFamily(Family& f, WriteStats& counts) const {
+void MetricSet::SealFamily(Family& f, WriteStats& counts) {
   const size_t width = f.def().labels.size();
   // Repair invalid UTF-8 before sorting so that two values that repair
   // to the same text are caught as duplicates.
@@ -336,58 +251,36 @@ void MetricSet::SealFamily(Family& f, WriteStats& counts) const {
 }
 
 void MetricSet::Write(Format format, std::string& out,
-                      const EarlierBody* earlier,
                       std::vector<WrittenFamily>* written) const {
   if (written) written->clear();
-  for (NameGroup& g : groups_) {
+  for (const NameGroup& g : groups_) {
     WrittenFamily w;
     w.name = sorted_[g.begin]->def().name;
-    w.input = g.input;
     w.offset = out.size();
     w.counts = g.counts;
-    const WrittenFamily* before =
-        fingerprinted_ && earlier ? FindWritten(*earlier, w.name) : nullptr;
-    if (before && before->input == g.input) {
-      out.append(earlier->text.substr(before->offset, before->length));
-      w.reused = true;
-    } else if (g.taken) {
-      copy_failed_ = true;  // no rows to write: the caller renders again
-    } else {
-      // Left as added by SealReusing for a copy this body did not have.
-      if (!g.sealed) SealGroup(g);
-      WriteFamilyGroup(format, Members(g), out);
-    }
+    if (g.encoded) out.append(g.encoded->bytes[format == Format::kOpenMetrics ? 1 : 0]);
+    else WriteFamilyGroup(format, Members(g), out);
     w.length = out.size() - w.offset;
-    if (written && fingerprinted_) written->push_back(w);
+    if (written) written->push_back(w);
   }
   if (format == Format::kOpenMetrics) out.append("# EOF\n");
 }
 
-// Everything the bytes of a name's families follow from besides the
-// format: each family's definition (its address: definitions are
-// constants of this process, and an EarlierBody never outlives it) and
-// its rows as added, before repair, sorting and de-duplication, which
-// depend on nothing else.
-Fingerprint MetricSet::RowsFingerprint(std::span<Family* const> group) {
-  FingerprintHasher h;
-  for (const Family* f : group) {
-    const FamilyDef& def = f->def();
-    h.Word(reinterpret_cast<uintptr_t>(&def));
-    h.Word(f->size());
-    for (const std::string_view& v : f->values_) h.String(v);
-    for (size_t i = 0; i < f->size(); ++i) {
-      const HistogramValue* hv = f->histograms_.empty() ? nullptr : f->histograms_[i];
-      if (!hv) {
-        h.Double(f->numbers_[i]);
-        continue;
-      }
-      h.Word(hv->count);
-      h.Double(hv->sum);
-      h.Word(hv->bucket_counts.size());
-      for (uint64_t c : hv->bucket_counts) h.Word(c);
+void Family::HashRows(FingerprintHasher& h) const {
+  h.Word(reinterpret_cast<uintptr_t>(def_));
+  h.Word(size());
+  for (const std::string_view& v : values_) h.String(v);
+  for (size_t i = 0; i < size(); ++i) {
+    const HistogramValue* hv = histograms_.empty() ? nullptr : histograms_[i];
+    if (!hv) {
+      h.Double(numbers_[i]);
+      continue;
     }
+    h.Word(hv->count);
+    h.Double(hv->sum);
+    h.Word(hv->bucket_counts.size());
+    for (uint64_t c : hv->bucket_counts) h.Word(c);
   }
-  return h.Finish();
 }
 
 // Families that share a name (Soperator's and Slurm's own

@@ -77,6 +77,8 @@ struct HistogramValue {
   void Observe(std::span<const double> buckets, double v);
 };
 
+struct EncodedFamily;
+
 class Family {
  public:
   explicit Family(const FamilyDef& def) : def_(&def) {}
@@ -97,12 +99,20 @@ class Family {
   // False for a family the operator disabled: Add() stores nothing, and a
   // builder skips whatever work only this family's rows need.
   bool enabled() const { return enabled_; }
+  // Given by MetricSet::AddEncoded: bytes, no rows.
+  bool encoded() const { return encoded_ != nullptr; }
+  // Hashes everything this family's bytes follow from besides the format
+  // and the other families of its name: its definition (its address:
+  // definitions are constants of this process) and its rows as added,
+  // before repair, sorting and de-duplication, which depend on nothing
+  // else.
+  void HashRows(FingerprintHasher& h) const;
 
  private:
   friend class MetricSet;
   const FamilyDef* def_;
   bool enabled_ = true;
-  bool taken_ = false;  // MetricSet::Take: no rows, the earlier body's bytes
+  const EncodedFamily* encoded_ = nullptr;  // MetricSet::AddEncoded
   Rows<std::string_view> values_;  // size() * labels, row-major
   Rows<double> numbers_;
   Rows<const HistogramValue*> histograms_;  // parallel, or empty
@@ -130,25 +140,19 @@ inline constexpr size_t kMaxLabelValueBytes = 4096;
 inline constexpr std::string_view kTruncatedMarker = "...[truncated]";
 
 // Where one family (every family of that name: see WriteFamilyGroup) lies
-// in a written body, a fingerprint of the rows it was written from, and
-// what sealing them counted.
+// in a written body, and what sealing it counted.
 struct WrittenFamily {
   std::string_view name;  // a FamilyDef's: static storage
-  Fingerprint input;
   size_t offset = 0, length = 0;
-  WriteStats counts;    // series, duplicates, repairs, truncations
-  bool reused = false;  // copied from the earlier body
+  WriteStats counts;  // series, duplicates, repairs, truncations
 };
 
-// A body written earlier in the same format, with the families Write
-// recorded: a family whose rows fingerprint alike is copied from it
-// instead of written again (docs/performance.md, "Render cost that
-// follows change"). The copy is the bytes a write would give, because a
-// family's bytes depend on nothing but its rows, its definition and the
-// format.
-struct EarlierBody {
-  std::string_view text;
-  std::span<const WrittenFamily> families;  // sorted by name, as written
+// A family encoded already: its bytes in each format (indexed text, then
+// OpenMetrics; a format never written may be empty) and what sealing its
+// rows counted.
+struct EncodedFamily {
+  std::array<std::string_view, 2> bytes;
+  WriteStats counts;
 };
 
 // The families of one endpoint. Add, then Seal once (repairs and truncates
@@ -156,48 +160,34 @@ struct EarlierBody {
 // name another already has), then Write in any format any number of times.
 class MetricSet {
  public:
-  // Families named here are accepted by Add but never built: their rows
-  // are not stored (operators switch off high-cardinality families such as
-  // slurm_node_job).
   // Families named in `disabled`, and families that reveal any of
   // `hidden` (PrivateData for a scraper that did not authenticate), are
-  // accepted by Add but never built or written.
+  // accepted by Add but never built or written: their rows are not stored
+  // (operators switch off high-cardinality families such as
+  // slurm_node_job).
   explicit MetricSet(const std::vector<std::string>* disabled = nullptr,
                      PrivateData hidden = 0)
       : disabled_(disabled), hidden_(hidden) {}
 
   Family& Add(const FamilyDef& def);
-  // A family whose rows would be those the earlier bodies given to
-  // SealReusing were written from (the caller knows its inputs and this
-  // set's Filters() did not change): it is not built, and Write copies it
-  // from those bodies, which have it exactly when it was served. If
-  // they cannot give it (a body lacks it while another has it, or it
-  // shares its name with a family that was built), copy_failed() says so
-  // and the caller renders again without taking.
-  void Take(const FamilyDef& def);
-  bool copy_failed() const { return copy_failed_; }
-  // What decides which families are built at all: the disabled names and
-  // the hidden PrivateData (a body taken from must have had the same).
-  Fingerprint Filters() const;
+  // A family whose bytes are encoded already (their views must outlive
+  // the writes): Seal sorts it among the others by name, and Write appends
+  // its bytes in the format written as they are. It stands for every
+  // family of its name: those given to Add are neither sealed nor written.
+  // Not filtered by the disabled names or the hidden PrivateData: whoever
+  // encoded the bytes did that.
+  void AddEncoded(const FamilyDef& def, const EncodedFamily& encoded);
+  // The enabled families in the order given (to Add or AddEncoded).
+  const std::deque<Family>& families() const { return families_; }
   Arena& arena() { return arena_; }
   // The name of every family Add was given, disabled ones too, sorted and
   // once each: what tests hold the family registry to.
   std::vector<std::string_view> AddedNames() const;
 
   void Seal();
-  // Seal for a render that may copy from earlier bodies (those the new
-  // ones replace, one per format to be written): also fingerprints each
-  // family's rows as added, and leaves a family as added, without counting
-  // it again, when an earlier body of every format has it with the same
-  // fingerprint (Write copies it then).
-  void SealReusing(std::span<const EarlierBody* const> earlier);
-  // Appends the body to `out`. After SealReusing: with `earlier`, families
-  // whose rows did not change are copied from it, and `written` records
-  // every family's place in `out` (a later render's EarlierBody). Not
-  // thread-safe: a family SealReusing left as added is sealed here if
-  // `earlier` has no copy of it.
+  // Appends the body to `out`; `written` (if given) records each family's
+  // place in `out`.
   void Write(Format format, std::string& out,
-             const EarlierBody* earlier = nullptr,
              std::vector<WrittenFamily>* written = nullptr) const;
   const WriteStats& stats() const { return stats_; }
 
@@ -205,31 +195,24 @@ class MetricSet {
   // The families of one name, adjacent in sorted_.
   struct NameGroup {
     size_t begin = 0, end = 0;
-    Fingerprint input;  // RowsFingerprint, after SealReusing
-    WriteStats counts;  // what sealing them counts
-    bool sealed = false;
-    bool taken = false;  // its families were given to Take
+    WriteStats counts;  // what sealing them counted
+    const EncodedFamily* encoded = nullptr;  // AddEncoded's, if one was given
   };
-  void SealWith(std::span<const EarlierBody* const> earlier, bool fingerprint);
   std::span<Family* const> Members(const NameGroup& g) const;
   void Count(const WriteStats& counts);
-  void SealGroup(NameGroup& g) const;
-  void SealFamily(Family& f, WriteStats& counts) const;
-  static Fingerprint RowsFingerprint(std::span<Family* const> group);
+  void SealFamily(Family& f, WriteStats& counts);
   void WriteFamilyGroup(Format format, std::span<Family* const> group,
                         std::string& out) const;
   const std::vector<std::string>* disabled_;
   PrivateData hidden_;
-  // Mutable: Write seals a family SealReusing left as added.
-  mutable Arena arena_;
+  Arena arena_;
   std::deque<Family> families_;
   std::deque<Family> discarded_;
+  std::deque<EncodedFamily> encoded_;
   std::vector<Family*> sorted_;
-  mutable std::vector<NameGroup> groups_;
+  std::vector<NameGroup> groups_;
   WriteStats stats_;
   bool sealed_ = false;
-  bool fingerprinted_ = false;
-  mutable bool copy_failed_ = false;
 };
 
 // Content types as client_golang v1.23 announces them.

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string_view>
@@ -62,34 +63,22 @@ struct RenderOptions {
 // Family names both Soperator's and Slurm's native node families define.
 std::span<const std::string_view> SharedNodeFamilyNames();
 
-// What one group of families (family_registry.h) was built from, kept
-// with a body: while it stays the same, the next render of that body's
-// path, view and format takes the group's families from it instead of
-// building them (docs/performance.md, "Render cost that follows change").
-struct GroupKey {
-  uint32_t group = 0;  // index in FamilyGroups()
-  Fingerprint inputs;
-  bool operator==(const GroupKey&) const = default;
-};
+struct FamilyGroup;
 
-// A render's use of GroupKeys.
-struct GroupReuse {
-  // Those kept with each body the render replaces (one per format it
-  // writes, in the order given to MetricSet::SealReusing); a group is
-  // taken only when every one has its key. Empty: every group is built.
-  std::vector<std::span<const GroupKey>> earlier;
-  // Set by AddEndpointFamilies: this render's keys, and how many groups
-  // were taken (MetricSet::Take).
-  std::vector<GroupKey> keys;
-  size_t taken = 0;
-};
+// Asked before each group of families this endpoint serves is built, with
+// its index in FamilyGroups() and the names it leaves out here: true when
+// the caller has given the set the group's families itself (render/
+// group_reuse.h in the service takes them from the body a render
+// replaces), so they are not built.
+using BeforeGroup = std::function<bool(size_t index, const FamilyGroup& group,
+                                       std::span<const std::string_view> skipped)>;
 
 // `queue_wait`: the submit-to-start histogram kept across collections
-// (none: the family is absent). `reuse`: see GroupReuse (none: every group
-// is built and no key is made).
+// (none: the family is absent). `before_group`: see BeforeGroup (none:
+// every group is built).
 void AddEndpointFamilies(MetricSet& set, Endpoint e, const ClusterState& state,
                          const NodeHistory& history, const RenderOptions& opts,
                          const QueueWaitHistory* queue_wait = nullptr,
-                         GroupReuse* reuse = nullptr);
+                         const BeforeGroup& before_group = {});
 
 }  // namespace sm
