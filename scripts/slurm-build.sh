@@ -57,7 +57,9 @@ core_dirs=(
 # missing one is fatal) plus what the clients' --json output needs. Not
 # obvious: PriorityType defaults to priority/multifactor; an MPI plugin must
 # exist even with MpiDefault=none; slurmstepd loads gpu/generic even without
-# GRES; the default PrEpPlugins is prep/script.
+# GRES; the default PrEpPlugins is prep/script. topology/block is not loaded
+# by default: the node-groups test configures it (its base blocks are
+# Soperator's NVLink groups, tests/integration/test_node_groups.py).
 plugin_dirs=(
 	auth/munge
 	cred/common cred/munge
@@ -67,7 +69,7 @@ plugin_dirs=(
 	sched/backfill
 	priority/basic priority/multifactor
 	accounting_storage/common accounting_storage/mysql accounting_storage/slurmdbd
-	topology/common topology/default
+	topology/common topology/default topology/block
 	prep/script
 	proctrack/linuxproc
 	mpi/pmi2
@@ -96,7 +98,7 @@ release_dirs() {
 		sched/backfill
 		priority/basic priority/multifactor
 		accounting_storage/common accounting_storage/mysql accounting_storage/slurmdbd
-		topology/common topology/flat
+		topology/common topology/flat topology/block
 		prep/script
 		proctrack/linuxproc
 		mpi/pmi2

@@ -6,7 +6,7 @@
 #   test-cluster.sh start VERSION DIR [--plugin-dir PATH] [--job-submit NAME]
 #                   [--gpus [TYPE:]N[,TYPE:N]...] [--port-base P]
 #                   [--conf-extra LINE]... [--metrics-conf FILE] [--accounting]
-#                   [--addr ADDR] [--systemd]
+#                   [--addr ADDR] [--systemd] [--topology-conf FILE]
 #   test-cluster.sh start-accounting VERSION DIR --port-base P
 #   test-cluster.sh stop DIR
 #   test-cluster.sh restart-ctld DIR
@@ -355,6 +355,11 @@ write_conf() {
 	if [[ -n $metrics_conf ]]; then
 		cp -- "$metrics_conf" "$dir/etc/soperator_metrics.conf"
 	fi
+	# --topology-conf: topology.conf beside slurm.conf, where slurmctld reads
+	# it (with a TopologyPlugin line in --conf-extra).
+	if [[ -n $topology_conf ]]; then
+		cp -- "$topology_conf" "$dir/etc/topology.conf"
+	fi
 	write_env
 }
 
@@ -648,6 +653,7 @@ cmd_start() {
 	dir=$(abs_dir "$2")
 	shift 2
 	plugin_dir='' job_submit='' gpus_arg=0 port='' metrics_conf='' conf_extra=() accounting=0
+	topology_conf=
 	addr=127.0.0.1 ctld_mode=-D
 	while (($#)); do
 		if [[ $1 == --accounting ]]; then
@@ -669,6 +675,7 @@ cmd_start() {
 		--port-base) port=$2 ;;
 		--conf-extra) conf_extra+=("$2") ;;
 		--metrics-conf) metrics_conf=$2 ;;
+		--topology-conf) topology_conf=$2 ;;
 		--addr) addr=$2 ;;
 		*) die "unknown option $1" ;;
 		esac
@@ -693,6 +700,7 @@ cmd_start() {
 	done
 	if ((gpus)); then gpus_gres=" Gres=$(IFS=,; echo "${gres[*]}")"; fi
 	[[ -z $metrics_conf || -f $metrics_conf ]] || die "no such file: $metrics_conf"
+	[[ -z $topology_conf || -f $topology_conf ]] || die "no such file: $topology_conf"
 
 	case $version in
 	22.05.8) : "${port:=7817}" ;;

@@ -80,12 +80,13 @@ class Cluster:
     addr: test-cluster.sh --addr; metrics_host: our listener's address (""
     for every address); job_submit: None runs Slurm without our plugin;
     systemd: slurmctld runs as `slurmctld --systemd` (test-cluster.sh
-    --systemd; NOTIFY_SOCKET must be in this process's environment)."""
+    --systemd; NOTIFY_SOCKET must be in this process's environment);
+    topology_conf: a topology.conf for slurm.conf's TopologyPlugin."""
 
     def __init__(self, version, plugin_dir, gpus=0, conf_extra=(),
                  collection_interval="1s", metrics_conf_extra=(),
                  accounting=False, addr=None, metrics_host="127.0.0.1",
-                 job_submit="soperator", systemd=False):
+                 job_submit="soperator", systemd=False, topology_conf=None):
         self.version = version
         self.dir = tempfile.mkdtemp(prefix=f"sm-it-{version}-")
         # Open to others: jobs of other users (sbatch --uid) run their
@@ -116,6 +117,8 @@ class Cluster:
             args += ["--job-submit", job_submit]
         if systemd:
             args.append("--systemd")
+        if topology_conf:
+            args += ["--topology-conf", topology_conf]
         for line in conf_extra:
             args += ["--conf-extra", line]
         subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
