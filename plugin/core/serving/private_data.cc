@@ -85,6 +85,9 @@ constexpr LabelClass kLabelClasses[] = {
     {"flags", 0},
     {"status", 0},
     {"gres_type", 0},
+    // slurm.conf's NodeSet= names and topology/block's block names: Slurm
+    // shows both to any user (scontrol show topology, show partition); they
+    // only ever sit beside node_name, which PrivateData=nodes hides.
     {"nodeset_name", 0},
     {"nvlink_instance_group", 0},
     {"qos", 0},
