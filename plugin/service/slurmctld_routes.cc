@@ -150,34 +150,34 @@ const SoperatorPath* FindSoperatorPath(std::string_view path) {
   return nullptr;
 }
 
-HttpResponse ServeSlurmctldRoute(Exporter& exporter, const HttpRequest& req,
-                                 const SlurmctldSite& site,
-                                 const std::function<SlurmctldCaller()>& authenticate) {
-  const SoperatorPath* route = FindSoperatorPath(req.path);
-  if (!route) return SlurmctldError(404, req, "Unknown URL path");
+namespace {
 
-  // _metrics_redirect_to_primary(): a standby backup has no data of its own.
-  // Its self-monitoring is its own, though, and says it is a standby
-  // (slurm_exporter_controller_active 0): redirected, a scraper would store
-  // the primary's under the backup's name.
-  if (site.standby && route->endpoint) {
-    if (site.primary_host.empty()) {
-      return Plain(503, "slurmctld: primary mode controller address unavailable\n");
-    }
-    std::string url = PrimaryUrl(req, site);
-    if (!Fits(site.max_header_line, "Location", url)) {
-      // slurmctld would send half a response; say where to go instead.
-      return Plain(503, "slurmctld: standby backup; the primary serves " + url + "\n");
-    }
-    HttpResponse r;
-    r.status = 303;
-    r.headers.emplace_back("Location", std::move(url));
-    return r;
+// _metrics_redirect_to_primary(): a standby backup has no data of its own.
+// Its self-monitoring is its own, though, and says it is a standby
+// (slurm_exporter_controller_active 0): redirected, a scraper would store
+// the primary's under the backup's name.
+HttpResponse RedirectToPrimary(const HttpRequest& req, const SlurmctldSite& site) {
+  if (site.primary_host.empty()) {
+    return Plain(503, "slurmctld: primary mode controller address unavailable\n");
   }
+  std::string url = PrimaryUrl(req, site);
+  if (!Fits(site.max_header_line, "Location", url)) {
+    // slurmctld would send half a response; say where to go instead.
+    return Plain(503, "slurmctld: standby backup; the primary serves " + url + "\n");
+  }
+  HttpResponse r;
+  r.status = 303;
+  r.headers.emplace_back("Location", std::move(url));
+  return r;
+}
 
-  HttpRequest http = req;
-  SlurmctldCaller caller;  // outlives `http`, which may point into it
-  http.accepts_gzip = NegotiateGzip(req.accept_encoding);  // as on our listener
+// slurmctld's metrics access rule, applied to `http` (the caller's
+// identity); a refusal to send instead, if any. `caller` outlives `http`,
+// which may point into it.
+std::optional<HttpResponse> ApplyAccessRule(
+    const HttpRequest& req, const SlurmctldSite& site,
+    const std::function<SlurmctldCaller()>& authenticate, SlurmctldCaller& caller,
+    HttpRequest& http) {
   switch (site.access.rule) {
     case SlurmctldAccess::Rule::kOpen:
       break;
@@ -202,17 +202,19 @@ HttpResponse ServeSlurmctldRoute(Exporter& exporter, const HttpRequest& req,
   // authentication while PrivateData is set (26.05; 25.11 refuses
   // everyone), unless the admin chose ignore_private_data.
   http.sees_private = true;
-  if (!route->endpoint) return exporter.ServeSelfMonitoring(http);
+  return std::nullopt;
+}
+
+// No wait for the first collection here: this runs on one of slurmctld's
+// conmgr workers, which also carry its RPCs. Before it: 503. A cached body
+// is served without a render slot; a render for this request, or a body's
+// first gzip, takes one: one at a time on slurmctld's workers, the rest
+// refused at once (SlurmctldRenderSlot; tests/shim/slurmctld_routes.py,
+// concurrent).
+HttpResponse ServeBody(Exporter& exporter, Endpoint endpoint, const HttpRequest& http) {
   // /metrics/soperator is our /metrics: Soperator counts those requests.
-  const bool counted = *route->endpoint == Endpoint::kEverything;
-  // No wait for the first collection here: this runs on one of slurmctld's
-  // conmgr workers, which also carry its RPCs. Before it: 503. A cached
-  // body is served without a render slot; a render for this request, or a
-  // body's first gzip, takes one: one at a time on slurmctld's workers,
-  // the rest refused at once (SlurmctldRenderSlot;
-  // tests/shim/slurmctld_routes.py, concurrent).
-  HttpResponse r = exporter.ServeEndpoint(*route->endpoint, http, counted,
-                                          std::chrono::milliseconds(0),
+  const bool counted = endpoint == Endpoint::kEverything;
+  HttpResponse r = exporter.ServeEndpoint(endpoint, http, counted, std::chrono::milliseconds(0),
                                           Collector::OnRequest::kCachedOnly);
   std::optional<SlurmctldRenderSlot> slot;
   const auto take_slot = [&] {
@@ -224,8 +226,7 @@ HttpResponse ServeSlurmctldRoute(Exporter& exporter, const HttpRequest& req,
       if (counted) exporter.monitoring().MetricsRequest(0);
       return RenderBusy();
     }
-    r = exporter.ServeEndpoint(*route->endpoint, http, counted,
-                               std::chrono::milliseconds(0));
+    r = exporter.ServeEndpoint(endpoint, http, counted, std::chrono::milliseconds(0));
   }
   // A body's first gzip is made by the scrape that first asks for it (the
   // collector's ticks make it from then on): here, inside the slot, not in
@@ -235,6 +236,23 @@ HttpResponse ServeSlurmctldRoute(Exporter& exporter, const HttpRequest& req,
     else r.gzip = false;
   }
   return r;
+}
+
+}  // namespace
+
+HttpResponse ServeSlurmctldRoute(Exporter& exporter, const HttpRequest& req,
+                                 const SlurmctldSite& site,
+                                 const std::function<SlurmctldCaller()>& authenticate) {
+  const SoperatorPath* route = FindSoperatorPath(req.path);
+  if (!route) return SlurmctldError(404, req, "Unknown URL path");
+  if (site.standby && route->endpoint) return RedirectToPrimary(req, site);
+
+  HttpRequest http = req;
+  SlurmctldCaller caller;  // outlives `http`, which may point into it
+  http.accepts_gzip = NegotiateGzip(req.accept_encoding);  // as on our listener
+  if (auto refused = ApplyAccessRule(req, site, authenticate, caller, http)) return *refused;
+  if (!route->endpoint) return exporter.ServeSelfMonitoring(http);
+  return ServeBody(exporter, *route->endpoint, http);
 }
 
 WireResponse ToWire(const HttpRequest& req, const HttpResponse& resp,

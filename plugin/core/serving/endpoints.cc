@@ -66,7 +66,7 @@ void AddEndpointFamilies(MetricSet& set, Endpoint e, const ClusterState& state,
     if (!Contains(g.endpoints, e) || !Present(g.needs, state, queue_wait)) continue;
     const auto skip = YieldedNames(g, e);
     if (before_group && before_group(i, g, skip)) continue;
-    g.add(set, {state, history, opts, queue_wait, skip});
+    g.add(set, GroupInputs({state, history, opts, queue_wait, skip}));
   }
 }
 
