@@ -53,12 +53,23 @@ void BuildNodeGroups(const ClusterIn& in) {
     sm::slurm::abi::BlockRecord r{};
 #if SM_SLURM_AT_LEAST(24, 11)
     r.aggregated = b.aggregated;
+#else
+    // 23.11 and 24.05's block plugin answers with base blocks only
+    // (topology_block_abi.h).
+    if (b.aggregated) continue;
 #endif
     r.block_index = static_cast<uint16_t>(block_records.size());
     r.name = Dup(b.name);
     r.nodes = Dup(b.nodes);
     block_records.push_back(r);
   }
+#if SM_SLURM_AT_LEAST(23, 11) && !SM_SLURM_AT_LEAST(25, 5)
+  // Up to 24.11 the plugin asks topology_g_get() only when slurm.conf's
+  // TopologyPlugin names topology/block (plugin/slurm/node_groups.cc,
+  // MayBeBlock), as the slurm.conf of a cluster with blocks does.
+  xfree(slurm_conf.topology_plugin);
+  if (!block_records.empty()) slurm_conf.topology_plugin = xstrdup("topology/block");
+#endif
 }
 
 }  // namespace shim

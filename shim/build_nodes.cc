@@ -37,6 +37,7 @@ void FreeNode(node_record_t* n) {
   xfree(n->instance_id);
 #endif
   if (n->gres_list) list_destroy(n->gres_list);
+  xfree(n->energy);  // acct_gather_energy_destroy() is xfree()
   xfree(n->config_ptr);
   xfree(n);
 }
@@ -54,6 +55,24 @@ config_record_t* NewConfig(const node_record_t* rec) {
   cfg->boards = 1;
   cfg->mem_spec_limit = rec->mem_spec_limit;
   return cfg;
+}
+
+// The node's last energy reading. slurmctld gives every node one,
+// zeroed until slurmd reports (create_node_record():
+// acct_gather_energy_alloc(1), an xcalloc); the plugin takes poll_time 0 or
+// current_watts NO_VAL (data_parser's unset) as no reading (docs/metrics.md,
+// "Node power and energy"), so a dump without `energy` replays as none.
+acct_gather_energy_t* NewEnergy(const NodeIn& n) {
+  auto* e = static_cast<acct_gather_energy_t*>(xcalloc(1, sizeof(acct_gather_energy_t)));
+  const Num& watts = n.energy_current_watts;
+  e->current_watts = watts.kind == Num::kUnset      ? NO_VAL
+                     : watts.kind == Num::kInfinite ? INFINITE
+                     : Fit<uint32_t>(n.where, "energy.current_watts", watts.or_else(0));
+  e->ave_watts = Fit<uint32_t>(n.where, "energy.average_watts", n.energy_average_watts);
+  e->consumed_energy = Fit<uint64_t>(n.where, "energy.consumed_energy", n.energy_consumed);
+  e->poll_time = static_cast<time_t>(
+      Fit<uint64_t>(n.where, "energy.last_collected", n.energy_last_collected));
+  return e;
 }
 
 // The node's gres/gpu entry, where the GRES plugin keeps its GPU counts.
@@ -115,6 +134,7 @@ void FillNode(const NodeIn& n, uint32_t state, int i, node_record_t* rec,
   rec->tot_cores = static_cast<uint16_t>(rec->cores * rec->tot_sockets);
   rec->boards = 1;
   rec->config_ptr = NewConfig(rec);
+  rec->energy = NewEnergy(n);
   if (tres.gpus > 0 || used.gpus > 0) rec->gres_list = NewGpuGres(tres.gpus, used.gpus);
 }
 

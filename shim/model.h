@@ -42,6 +42,12 @@ struct NodeIn {
   std::vector<std::string> partitions;
   Num cpus, effective_cpus, alloc_cpus, real_memory, alloc_memory, free_mem,
       specialized_memory, cores, sockets, threads;
+  // The last energy reading, `energy` of scontrol show node --json (23.11+;
+  // 22.05's JSON has none). current_watts unset is NO_VAL (no sensor).
+  Num energy_current_watts;
+  int64_t energy_average_watts = 0;
+  int64_t energy_consumed = 0;        // joules
+  int64_t energy_last_collected = 0;  // poll_time; 0: never read
 };
 
 // One node of a job's allocation (job_resources).

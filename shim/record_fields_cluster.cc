@@ -152,6 +152,12 @@ const std::vector<Field<NodeIn>>& NodeFields() {
       Struct("free_mem", &NodeIn::free_mem).ReadWith(FreeMem),
       Row("tres", &NodeIn::tres),
       Row("tres_used", &NodeIn::tres_used),
+      // Read only: generate's nodes carry no reading (docs/shim.md,
+      // "Adding a field").
+      Struct("energy.current_watts", &NodeIn::energy_current_watts).ReadOnly(),
+      Plain("energy.average_watts", &NodeIn::energy_average_watts).ReadOnly(),
+      Plain("energy.consumed_energy", &NodeIn::energy_consumed).ReadOnly(),
+      Plain("energy.last_collected", &NodeIn::energy_last_collected).ReadOnly(),
   };
   return f;
 }

@@ -14,6 +14,8 @@ A case is a JSON object:
   scenario      scenario: the scenario object (docs/shim.md); its steps'
                 "files" are relative to the case file
   args          extra command-line arguments
+  env           {NAME: value} added to the shim's environment
+                (SLURM_EXPORTER_* settings apply as in slurmctld)
   versions      Slurm release prefixes the case applies to (default: all)
   exit          expected exit status (default 0)
   stderr        substrings the standard error must contain
@@ -200,7 +202,8 @@ def run_case(path, a, tmp):
             else:
                 f.write(inp["text"])
         cmd.append(p)
-    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    env = dict(os.environ, **case.get("env", {}))
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     out = r.stdout.decode("utf-8", "replace")
     err = r.stderr.decode("utf-8", "replace")
     problems = check(case, out, err, r.returncode, a.version)
