@@ -56,8 +56,9 @@ struct FamilyGroup {
   // The parts its families follow from, with the render options, when
   // that is all they follow from (not the clock, not a history): a render
   // may take them from the body it replaces while those parts' content is
-  // what it was (endpoints.h, GroupReuse). 0: built every render. What
-  // `add` reads must be among them (group_inputs.h).
+  // what it was (GroupReuse, plugin/service/render/group_reuse.h). 0:
+  // built every render. What `add` reads must be among them
+  // (group_inputs.h).
   StateParts follows = 0;
 };
 
