@@ -100,6 +100,9 @@ void CopyBlocks(NodeGroupCopy& c, [[maybe_unused]] Arena& arena,
   slurmctld_lock_t locks = {};
   locks.node = READ_LOCK;  // what _slurm_rpc_get_topo() holds
   TimedLock lock(locks, timing);
+  // Shutdown frees the topology plugin after the node table (controller.c
+  // calls topology_g_fini() before our fini()): once it began, no call.
+  if (slurmctld_config.shutdown_time) return;
   dynamic_plugin_data_t* info = GetTopology();
   if (info && info->plugin_id == TOPOLOGY_PLUGIN_BLOCK && info->data) {
     const auto* blocks = static_cast<const abi::BlockTopology*>(info->data);
