@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "node_groups.h"
 
+#include <strings.h>
+
 #include <string>
-#include <unordered_map>
 
 #include "adapter_util.h"
 #include "topology_block_abi.h"
@@ -30,14 +31,16 @@ bool HasFeature(const char* features, std::string_view feature) {
 
 #if SM_SLURM_AT_LEAST(23, 11)
 // The default topology's data, as _slurm_rpc_get_topo() asks for it.
-dynamic_plugin_data_t* GetTopology() {
+// What the call stored is returned even when it failed (23.11's
+// topology_g_topology_get() stores its wrapper first): the caller frees it.
+dynamic_plugin_data_t* GetTopology(bool& ok) {
   dynamic_plugin_data_t* info = nullptr;
 #if SM_SLURM_AT_LEAST(25, 5)
-  if (topology_g_get(TOPO_DATA_TOPOLOGY_PTR, nullptr, &info) != SLURM_SUCCESS) info = nullptr;
+  ok = topology_g_get(TOPO_DATA_TOPOLOGY_PTR, nullptr, &info) == SLURM_SUCCESS;
 #elif SM_SLURM_AT_LEAST(24, 5)
-  if (topology_g_get(TOPO_DATA_TOPOLOGY_PTR, &info) != SLURM_SUCCESS) info = nullptr;
+  ok = topology_g_get(TOPO_DATA_TOPOLOGY_PTR, &info) == SLURM_SUCCESS;
 #else
-  if (topology_g_topology_get(&info) != SLURM_SUCCESS) info = nullptr;
+  ok = topology_g_topology_get(&info) == SLURM_SUCCESS;
 #endif
   return info;
 }
@@ -96,15 +99,17 @@ void CopyBlocks(NodeGroupCopy& c, [[maybe_unused]] Arena& arena,
                 [[maybe_unused]] LockTiming& timing) {
   c.blocks.clear();
 #if SM_SLURM_AT_LEAST(23, 11)
-  if (!MayBeBlock()) return;
   slurmctld_lock_t locks = {};
   locks.node = READ_LOCK;  // what _slurm_rpc_get_topo() holds
   TimedLock lock(locks, timing);
   // Shutdown frees the topology plugin after the node table (controller.c
   // calls topology_g_fini() before our fini()): once it began, no call.
-  if (slurmctld_config.shutdown_time) return;
-  dynamic_plugin_data_t* info = GetTopology();
-  if (info && info->plugin_id == TOPOLOGY_PLUGIN_BLOCK && info->data) {
+  // MayBeBlock() reads slurm_conf, which a reconfigure (under the write
+  // locks) replaces: under the lock too.
+  if (slurmctld_config.shutdown_time || !MayBeBlock()) return;
+  bool ok = false;
+  dynamic_plugin_data_t* info = GetTopology(ok);
+  if (ok && info && info->plugin_id == TOPOLOGY_PLUGIN_BLOCK && info->data) {
     const auto* blocks = static_cast<const abi::BlockTopology*>(info->data);
     for (uint32_t i = 0; i < blocks->record_count; ++i) {
       const abi::BlockRecord& r = blocks->records[i];
@@ -119,22 +124,24 @@ void CopyBlocks(NodeGroupCopy& c, [[maybe_unused]] Arena& arena,
 void AssignNodeGroups(const NodeGroupCopy& c, const std::vector<uint32_t>& slot_of,
                       NodeSnapshot& snap) {
   if (c.nodesets.empty() && c.blocks.empty()) return;
-  std::unordered_map<std::string_view, Node*> by_name;
-  by_name.reserve(snap.nodes.size());
-  for (Node& n : snap.nodes) by_name.emplace(n.name, &n);
-  // A host list may name far more hosts than exist (n[0-99999999]): walk at
-  // most this many of each, which covers every node of this slurmctld.
-  const size_t walk_limit = 2 * snap.nodes.size() + 1024;
-  const auto each_host = [&](std::string_view list, auto&& visit) {
+  // Whether each listed node is in `list`, asked of Slurm's own host list
+  // per node: the cost follows the nodes and the list's ranges, never how
+  // many hosts the list names (n[0-999999999] is one range).
+  const auto each_member = [&](std::string_view list, auto&& visit) {
     if (list.empty()) return;
     const std::string text(list);
+#if SM_SLURM_AT_LEAST(23, 11)
+    // nodespec_to_hostlist(): a NodeSet's Nodes=ALL is every node.
+    if (strcasecmp(text.c_str(), "ALL") == 0) {
+      for (Node& n : snap.nodes) visit(n);
+      return;
+    }
+#endif
     auto hl = hostlist_create(text.c_str());
     if (!hl) return;
-    char* host;
-    for (size_t n = 0; n < walk_limit && (host = hostlist_shift(hl)); ++n) {
-      const auto it = by_name.find(host);
-      if (it != by_name.end()) visit(*it->second);
-      free(host);
+    for (Node& n : snap.nodes) {
+      const std::string name(n.name);
+      if (hostlist_find(hl, name.c_str()) >= 0) visit(n);
     }
     hostlist_destroy(hl);
   };
@@ -148,12 +155,12 @@ void AssignNodeGroups(const NodeGroupCopy& c, const std::vector<uint32_t>& slot_
           c.feature_set_by_slot[slot] == static_cast<int32_t>(s))
         n.nodeset = l.name;
     }
-    each_host(l.nodes, [&](Node& n) {
+    each_member(l.nodes, [&](Node& n) {
       if (n.nodeset.empty()) n.nodeset = l.name;
     });
   }
   for (const BlockLine& b : c.blocks)
-    each_host(b.nodes, [&](Node& n) {
+    each_member(b.nodes, [&](Node& n) {
       if (n.nvlink_instance_group.empty()) n.nvlink_instance_group = b.name;
     });
 }

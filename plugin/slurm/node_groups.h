@@ -43,8 +43,9 @@ void CopyNodeSetsLocked(NodeGroupCopy& c, Arena& arena, size_t slots);
 // The base blocks, read as slurmctld answers `scontrol show topology`:
 // under the node read lock alone, taken here (23.11 and later; earlier
 // releases have no topology/block and leave `blocks` empty). Allocates
-// under that lock, as slurmctld's own answer does, but only with
-// topology/block configured.
+// under that lock, as slurmctld's own answer does: up to 24.11 only with
+// topology/block configured; from 25.05, where a topology.yaml may name
+// the plugin, whatever the default topology is (flat: one small wrapper).
 void CopyBlocks(NodeGroupCopy& c, Arena& arena, LockTiming& timing);
 
 // Off-lock: each listed node's nodeset (the first NodeSet= line holding
