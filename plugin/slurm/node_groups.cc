@@ -139,8 +139,9 @@ void AssignNodeGroups(const NodeGroupCopy& c, const std::vector<uint32_t>& slot_
 #endif
     auto hl = hostlist_create(text.c_str());
     if (!hl) return;
+    std::string name;  // NUL-terminated for Slurm; one buffer for every node
     for (Node& n : snap.nodes) {
-      const std::string name(n.name);
+      name.assign(n.name);
       if (hostlist_find(hl, name.c_str()) >= 0) visit(n);
     }
     hostlist_destroy(hl);

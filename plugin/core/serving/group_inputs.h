@@ -97,8 +97,9 @@ class GroupInputs {
   bool node_info_nodeset() const { return in_.opts.node_info_nodeset; }
   // The options a group key holds, with the clock left out (now() reads it).
   RenderOptions keyed_options() const {
-    return {0, in_.opts.native_values, in_.opts.pending_user_label,
-            in_.opts.node_info_nodeset};
+    RenderOptions keyed = in_.opts;
+    keyed.now = 0;
+    return keyed;
   }
   // The nodes' topology labels by node name; null without nodes.
   const NodeGroupIndex* node_groups() const {
