@@ -35,7 +35,7 @@ CollectorOptions MakeOptions(const Config& config, Carrier carrier,
   o.interval = config.collection_interval;
   o.max_inflight = config.max_collector_inflight;
   o.endpoints = EndpointsFor(carrier, WantsListener(carrier, config));
-  o.native_values = config.native_values;
+  o.render.native_values = config.native_values;
   o.ignore_private_data = config.ignore_private_data;
   o.incremental_render = config.incremental_render;
   o.disabled_families = config.disabled_families;
@@ -46,8 +46,8 @@ CollectorOptions MakeOptions(const Config& config, Carrier carrier,
     if (config.*s.on) continue;
     for (const FamilyDef* f : s.families()) o.disabled_families.emplace_back(f->name);
   }
-  o.pending_user_label = config.queue_user_label;
-  o.node_info_nodeset = config.node_info_nodeset_label;
+  o.render.pending_user_label = config.queue_user_label;
+  o.render.node_info_nodeset = config.node_info_nodeset_label;
   if (config.job_source == JobSource::kAccounting) {
     FinishedJobLimits f;
     f.lookback_seconds = std::chrono::duration_cast<std::chrono::seconds>(

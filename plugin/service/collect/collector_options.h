@@ -20,9 +20,9 @@ struct CollectorOptions {
   std::chrono::milliseconds interval{30000};
   int max_inflight = 1;
   std::vector<Endpoint> endpoints;  // what to render
-  bool native_values = false;
-  bool pending_user_label = true;
-  bool node_info_nodeset = false;  // NodeInfoNodesetLabel
+  // NativeValues, QueueUserLabel, NodeInfoNodesetLabel: how families are
+  // rendered; `now` is set from unix_now at each render.
+  RenderOptions render;
   std::vector<std::string> disabled_families;
   // IgnorePrivateData=yes: everyone gets the full view.
   bool ignore_private_data = false;

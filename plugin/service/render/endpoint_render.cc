@@ -36,8 +36,8 @@ std::optional<RenderedBodies> TryRender(const RenderRequest& req,
                                         const CollectorOptions& options,
                                         bool take_groups, RenderTally& tally) {
   MetricSet set(&options.disabled_families, req.hidden);
-  const RenderOptions opts{options.unix_now(), options.native_values,
-                           options.pending_user_label, options.node_info_nodeset};
+  RenderOptions opts = options.render;
+  opts.now = options.unix_now();
   std::array<EarlierBody, 2> from{};
   std::array<const EarlierBody*, 2> earlier{};
   for (size_t i = 0; i < 2; ++i) {
