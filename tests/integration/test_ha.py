@@ -8,6 +8,16 @@ takeover and every handback: no job is lost (squeue before == after), our
 one in standby serves nothing; each says which it is
 (slurm_exporter_controller_active, /readyz).
 
+A handback can lose every job to Slurm's own state-file race, with or
+without our plugin (docs/compat.md, "Jobs lost at handback"): the backup
+saves its state only after its 29 s REQUEST_CONTROL reply, and the primary,
+released by that reply, may open job_state in the milliseconds between the
+save's two renames. A loss whose logs show exactly that (the backup's
+"Old state possible" and "Saving all slurm state", then, within a second,
+the primary's "No job state file (...) to recover") is reported as Slurm's
+race and another handback is made in its place, up to 2 more; any other
+loss, or no clean handback in all those attempts, fails.
+
 usage: test_ha.py VERSION PLUGIN_DIR [--handbacks N] [--without-plugin]
                   [--metrics-type]
 
@@ -30,8 +40,10 @@ namespace: slurmctld kills whatever its PID file names). Everything is
 stopped by PID, and the namespaces are deleted, at the end."""
 
 import argparse
+import datetime
 import http.client
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -46,6 +58,26 @@ from harness import Cluster, parse_exposition, series, wait_for  # noqa: E402
 PRIMARY_ADDR = "10.213.77.1"
 BACKUP_ADDR = "10.213.77.2"
 BACKUP_HOST = "smbackup"
+# Handbacks that may be made in place of those lost to Slurm's race.
+RACE_RETRIES = 2
+STAMP = re.compile(r"^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3})\] (.*)$", re.M)
+
+
+def stamped(text, needle):
+    """Times of the log lines of text that contain needle."""
+    return [datetime.datetime.fromisoformat(t) for t, line in STAMP.findall(text)
+            if needle in line]
+
+
+def slurms_race(primary_log, backup_log):
+    """True when the logs of one handback show Slurm's state-file race: the
+    backup relinquished late and saved its state, and the primary found no
+    job_state within a second after that save began (docs/compat.md)."""
+    if "Old state possible" not in backup_log:
+        return False
+    saves = stamped(backup_log, "Saving all slurm state")
+    missing = stamped(primary_log, "No job state file (")
+    return any(0 <= (m - s).total_seconds() <= 1 for s in saves for m in missing)
 
 
 def ip(*args, check=True):
@@ -152,6 +184,20 @@ class HA:
                                            start_new_session=True)
         wait_for("the backup in standby", lambda: "backup) at " + BACKUP_HOST + " is UP"
                  in self.ping(), timeout=60, interval=0.5)
+
+    def log_text(self, name, offset=0):
+        """A controller's log ("log" the primary's, "log-backup" the
+        backup's) from byte offset on."""
+        try:
+            with open(os.path.join(self.c.cdir, name, "slurmctld.log"), "rb") as f:
+                f.seek(offset)
+                return f.read().decode(errors="replace")
+        except OSError:
+            return ""
+
+    def log_sizes(self):
+        return {name: len(self.log_text(name).encode())
+                for name in ("log", "log-backup")}
 
     def logs(self):
         """The last lines of both controllers' logs, for a failure."""
@@ -316,7 +362,10 @@ class HA:
         c.sbatch("--array", "1-3", "-n", "2", "--wrap", "sleep 3600")
         c.sbatch("--hold", "--wrap", "true")
         t0 = time.monotonic()
-        for n in range(1, self.a.handbacks + 1):
+        clean = raced = 0
+        n = 0
+        while clean < self.a.handbacks and raced <= RACE_RETRIES:
+            n += 1
             before = self.jobs()
             self.check_serving(f"handback {n}, before", PRIMARY_ADDR, BACKUP_ADDR)
             ts = time.monotonic()
@@ -332,6 +381,7 @@ class HA:
             before.add(submitted)
             self.check_serving(f"handback {n}, backup in charge", BACKUP_ADDR, None)
             th = time.monotonic()
+            sizes = self.log_sizes()
             c.restart_ctld()
             wait_for("the primary in charge",
                      lambda: "(primary) at " + self.primary_host + " is UP" in self.ping(),
@@ -339,18 +389,32 @@ class HA:
             handback = time.monotonic() - th
             after = self.jobs()
             lost = sorted(before - after)
-            if lost:
+            race = bool(lost) and slurms_race(self.log_text("log", sizes["log"]),
+                                              self.log_text("log-backup",
+                                                            sizes["log-backup"]))
+            if race:
+                raced += 1
+            elif lost:
                 self.problems.append(f"handback {n}: jobs lost: {lost}")
+            else:
+                clean += 1
             self.check_serving(f"handback {n}, after", PRIMARY_ADDR, BACKUP_ADDR)
             if self.backup.poll() is not None:
                 self.problems.append(f"handback {n}: the backup exited "
                                      f"({self.backup.returncode})")
                 break
+            what = ("none lost" if not lost else
+                    f"lost {lost} to Slurm's state-file race (docs/compat.md)" if race else
+                    f"lost {lost}")
             print(f"handback {n}: takeover {takeover:.0f} s, handback {handback:.0f} s, "
-                  f"{len(after)} jobs, {'lost ' + str(lost) if lost else 'none lost'}",
-                  flush=True)
-        print(f"{self.a.version}: {self.a.handbacks} handbacks in "
-              f"{time.monotonic() - t0:.0f} s, {len(self.problems)} problems")
+                  f"{len(after)} jobs, {what}", flush=True)
+            if lost and not race:
+                break
+        if not self.problems and clean < self.a.handbacks:
+            self.problems.append(f"{clean} clean handbacks of {self.a.handbacks} wanted: "
+                                 f"{raced} lost to Slurm's state-file race")
+        print(f"{self.a.version}: {n} handbacks ({clean} clean, {raced} lost to Slurm's "
+              f"race) in {time.monotonic() - t0:.0f} s, {len(self.problems)} problems")
 
     def stop(self):
         if self.backup and self.backup.poll() is None:
