@@ -63,10 +63,10 @@ RACE_RETRIES = 2
 STAMP = re.compile(r"^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3})\] (.*)$", re.M)
 
 
-def stamped(text, needle):
-    """Times of the log lines of text that contain needle."""
+def stamped(text, pattern):
+    """Times of the log lines of text that match pattern."""
     return [datetime.datetime.fromisoformat(t) for t, line in STAMP.findall(text)
-            if needle in line]
+            if re.search(pattern, line)]
 
 
 def slurms_race(primary_log, backup_log):
@@ -75,8 +75,9 @@ def slurms_race(primary_log, backup_log):
     job_state within a second after that save began (docs/compat.md)."""
     if "Old state possible" not in backup_log:
         return False
-    saves = stamped(backup_log, "Saving all slurm state")
-    missing = stamped(primary_log, "No job state file (")
+    saves = stamped(backup_log, r"^Saving all slurm state$")
+    # load_all_job_state() (job_mgr.c), the one that starts with no jobs.
+    missing = stamped(primary_log, r"^No job state file \(.*\) to recover$")
     return any(0 <= (m - s).total_seconds() <= 1 for s in saves for m in missing)
 
 
