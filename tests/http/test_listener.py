@@ -466,6 +466,7 @@ def test_slow_readers():
                 readers.append(slow_reader(s.port, sources[i % 8]))
             time.sleep(1)
             answered = tries = 0
+            misses = []
             t_end = time.monotonic() + 20
             while time.monotonic() < t_end and tries < 20:
                 t0 = time.monotonic()
@@ -478,14 +479,18 @@ def test_slow_readers():
                         pass
                 tries += 1
                 rc, body, headers = curl(f"http://127.0.0.1:{s.port}/metrics", timeout=5)
-                answered += rc == 0 and headers.startswith("HTTP/1.1 200") and \
-                    len(body) >= 13000000
+                ok = rc == 0 and headers.startswith("HTTP/1.1 200") and len(body) >= 13000000
+                answered += ok
+                if not ok:
+                    misses.append(f"try {tries}: curl exit {rc}, "
+                                  f"{status_line(headers) or 'no status line'}, "
+                                  f"{len(body)} bytes after {time.monotonic() - t0:.1f} s")
                 time.sleep(max(0.0, 1 - (time.monotonic() - t0)))
         finally:
             for c in readers:
                 c.close()
         check(answered >= 0.95 * tries,
-              f"slow readers: only {answered} of {tries} scrapes answered")
+              f"slow readers: only {answered} of {tries} scrapes answered: " + "; ".join(misses))
     print(f"ok: 256 slow readers from 8 addresses: {answered} of {tries} scrapes answered")
 
 
