@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 """What clients that stop reading cost the listener (docs/configuration.md,
-"Listener limits"): N slow readers (a 1 KiB receive buffer, never read)
-ask the test server for a big body; printed are the server's CPU in the
+"Limits against hostile clients"): N slow readers (a 1 KiB receive
+buffer, never read) ask the test server for a big body; printed are the server's CPU in the
 seconds after they connected, and the bytes the kernel holds for one of
 them (ss: unsent bytes and the socket's memory). Then a fast scraper's
 time for a big body on loopback, median of 15, which the per-connection

@@ -454,7 +454,7 @@ def test_slow_readers():
     """256 slow readers from 8 addresses hold every slot (32 per peer, 256 in
     all) and more keep arriving; a scraper from another address trying every
     second must get its answer: stalled writers are evictable and cut at the
-    write-progress deadline (docs/configuration.md, Listener limits)."""
+    write-progress deadline (docs/configuration.md, "Limits against hostile clients")."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft < 1024:
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096), hard))
@@ -574,7 +574,7 @@ def test_handshake_flood(pki):
     ClientHello) and stall: each handshake is cut at the 3 s handshake
     deadline (not the 5 s head one), a peer has at most 8 in progress and
     its others wait their turn, and a scraper from another address is
-    served meanwhile (docs/configuration.md, Listener limits)."""
+    served meanwhile (docs/configuration.md, "Limits against hostile clients")."""
     cfg = web_config("flood.yml", f"tls_server_config:\n  cert_file: {pki('server.pem')}\n"
                                   f"  key_file: {pki('server.key')}\n")
     partial_hello = bytes([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03])

@@ -9,7 +9,7 @@
 // the oldest connection still waiting for its request, else the writer
 // stalled longest, and clients that authenticated last, so idle, slowloris
 // or slow-reader clients cannot lock a scraper out (docs/configuration.md,
-// Listener limits).
+// "Limits against hostile clients").
 #pragma once
 
 #include <atomic>

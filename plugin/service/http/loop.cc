@@ -202,8 +202,8 @@ void HttpListener::Loop::Admit(int fd, const IpAddress& ip) {
   // host's memory, not the autotuned send buffer (up to tcp_wmem's 4 MiB,
   // about 1 GiB for 256 slow readers), and the loop copies no more for it.
   // Bytes in flight are not limited, so a fast scraper is not slowed
-  // (docs/configuration.md, "Listener limits"; tests/http/test_listener.py,
-  // slowreaders).
+  // (docs/configuration.md, "Limits against hostile clients";
+  // bench/slow_readers.py; tests/http/test_listener.py, slowreaders).
   const int unsent = kUnsentBytesPerConnection;
   setsockopt(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &unsent, sizeof unsent);
   auto c = std::make_unique<Conn>();
