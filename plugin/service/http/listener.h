@@ -38,6 +38,15 @@ struct ListenerOptions {
   // A response the kernel accepted no byte of for this long: the client
   // stopped reading; closed.
   std::chrono::milliseconds write_stall_timeout{5000};
+  // At most this much of a response waits unsent in the kernel per
+  // connection (TCP_NOTSENT_LOWAT): a client that stops reading holds this
+  // much of the host's memory, not the autotuned send buffer (up to
+  // tcp_wmem's 4 MiB, about 1 GiB for 256 slow readers), and the loop
+  // copies no more for it. Bytes in flight are not limited, so a fast
+  // scraper is not slowed (docs/configuration.md, "Limits against hostile
+  // clients"; bench/slow_readers.py; tests/http/test_listener.py,
+  // slowreaders).
+  int max_unsent_bytes = 256 * 1024;
   size_t max_connections = 256;
   size_t max_connections_per_peer = 32;
   // TLS handshakes run on the event thread: a peer may have this many in

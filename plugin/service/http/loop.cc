@@ -24,12 +24,6 @@
 #include "thread_util.h"
 
 namespace sm {
-namespace {
-
-// TCP_NOTSENT_LOWAT of every accepted connection (Admit below).
-constexpr int kUnsentBytesPerConnection = 256 * 1024;
-
-}  // namespace
 
 using namespace http_loop;
 
@@ -197,15 +191,8 @@ void HttpListener::Loop::Admit(int fd, const IpAddress& ip) {
   }
   const int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  // At most this much of a response waits unsent in the kernel for a
-  // connection: a client that stops reading then holds this much of the
-  // host's memory, not the autotuned send buffer (up to tcp_wmem's 4 MiB,
-  // about 1 GiB for 256 slow readers), and the loop copies no more for it.
-  // Bytes in flight are not limited, so a fast scraper is not slowed
-  // (docs/configuration.md, "Limits against hostile clients";
-  // bench/slow_readers.py; tests/http/test_listener.py, slowreaders).
-  const int unsent = kUnsentBytesPerConnection;
-  setsockopt(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &unsent, sizeof unsent);
+  setsockopt(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &o_.max_unsent_bytes,
+             sizeof o_.max_unsent_bytes);
   auto c = std::make_unique<Conn>();
   c->id = conns_.NextId();
   c->fd = fd;
