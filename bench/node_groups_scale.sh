@@ -13,19 +13,15 @@
 #   bench/node_groups_scale.sh [BUILD_DIR]     default: build-24.11.5 (23.11+)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build=${1:-$root/build-24.11.5}
-shim=$build/shim/soperator-metrics-shim
-plugin=$build/shim/job_submit_soperator_shim.so
-[[ -x $shim && -f $plugin ]] || { echo "build $build first (scripts/test builds it)" >&2; exit 1; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# shellcheck source=bench/shim_bench.sh
+. "$root/bench/shim_bench.sh"
+shim_bench_setup "${1:-$root/build-24.11.5}"
 
 # The median "collect" time of 3 renders of the given inputs, in seconds.
 collect_median() {
-	local t
 	for _ in 1 2 3; do
 		"$shim" render -q --timings --plugin "$plugin" "$@" 2>&1 >/dev/null |
-			sed -n 's/.*timing: collect[^:]*: \([0-9.]*\) s.*/\1/p'
+			collect_seconds
 	done | sort -n | sed -n 2p
 }
 

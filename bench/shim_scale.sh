@@ -8,12 +8,9 @@
 #   bench/shim_scale.sh [BUILD_DIR]     default: build-22.05.8
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build=${1:-$root/build-22.05.8}
-shim=$build/shim/soperator-metrics-shim
-plugin=$build/shim/job_submit_soperator_shim.so
-[[ -x $shim && -f $plugin ]] || { echo "build $build first (scripts/test builds it)" >&2; exit 1; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# shellcheck source=bench/shim_bench.sh
+. "$root/bench/shim_bench.sh"
+shim_bench_setup "${1:-$root/build-22.05.8}"
 
 printf '| nodes | jobs | render wall | peak RSS | collection | body | series |\n'
 printf '|---|---|---|---|---|---|---|\n'
@@ -25,7 +22,7 @@ for size in "1000 10000" "10000 50000" "10000 100000"; do
 	/usr/bin/time -f '%e %M' -o "$work/time" "$shim" render -q --timings --plugin "$plugin" \
 		"$work"/c/{nodes,jobs,sdiag}.json >"$work/out" 2>"$work/timings"
 	read -r wall kib <"$work/time"
-	collect=$(sed -n 's/.*timing: collect[^:]*: \([0-9.]*\) s.*/\1/p' "$work/timings")
+	collect=$(collect_seconds <"$work/timings")
 	series=$(grep -vc '^#' "$work/out")
 	mb=$(awk -v b="$(stat -c %s "$work/out")" 'BEGIN { printf "%.1f", b / 1e6 }')
 	printf '| %s | %s | %s s | %d MiB | %s s | %s MB | %s |\n' "$nodes" "$jobs" "$wall" \

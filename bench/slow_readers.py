@@ -25,11 +25,6 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def ticks(pid):
-    f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    return int(f[11]) + int(f[12])
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("server")
@@ -39,22 +34,21 @@ def main():
     sys.argv = [sys.argv[0], a.server]  # http_server.py takes the binary from argv
     sys.path.insert(0, os.path.join(HERE, "..", "tests", "http"))
     from http_server import Server  # noqa: E402
-    from test_listener import slow_reader  # noqa: E402
+    from test_listener import cpu_seconds, slow_reader  # noqa: E402
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096), hard))
-    hz = os.sysconf("SC_CLK_TCK")
     sources = [f"127.0.0.{i}" for i in range(2, 10)]
     with Server("--bind", "127.0.0.1:0", "--body-bytes", str(a.body)) as s:
         pid = s.proc.pid
         t0 = time.monotonic()
-        before = ticks(pid)
+        before = cpu_seconds(pid)
         readers = [slow_reader(s.port, sources[i % 8]) for i in range(a.readers)]
         connected = time.monotonic() - t0
         time.sleep(2)
         ss = subprocess.run(["ss", "-tnm", "state", "established", f"sport = :{s.port}"],
                             capture_output=True, text=True).stdout
         time.sleep(4)
-        cpu = (ticks(pid) - before) / hz
+        cpu = cpu_seconds(pid) - before
         queued = [int(x) for x in re.findall(r"^\s*\d+\s+(\d+)\s", ss, re.M)]
         mem = [int(x) for x in re.findall(r"skmem:\(.*?,w(\d+),", ss)]
         for c in readers:
