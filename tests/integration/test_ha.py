@@ -186,25 +186,34 @@ class HA:
         wait_for("the backup in standby", lambda: "backup) at " + BACKUP_HOST + " is UP"
                  in self.ping(), timeout=60, interval=0.5)
 
+    def log_path(self, name):
+        """A controller's log: "log" the primary's, "log-backup" the
+        backup's."""
+        return os.path.join(self.c.cdir, name, "slurmctld.log")
+
     def log_text(self, name, offset=0):
-        """A controller's log ("log" the primary's, "log-backup" the
-        backup's) from byte offset on."""
+        """A controller's log (log_path) from byte offset on."""
         try:
-            with open(os.path.join(self.c.cdir, name, "slurmctld.log"), "rb") as f:
+            with open(self.log_path(name), "rb") as f:
                 f.seek(offset)
                 return f.read().decode(errors="replace")
         except OSError:
             return ""
 
     def log_sizes(self):
-        return {name: len(self.log_text(name).encode())
-                for name in ("log", "log-backup")}
+        sizes = {}
+        for name in ("log", "log-backup"):
+            try:
+                sizes[name] = os.path.getsize(self.log_path(name))
+            except OSError:
+                sizes[name] = 0
+        return sizes
 
     def logs(self):
         """The last lines of both controllers' logs, for a failure."""
         out = []
         for name in ("log", "log-backup"):
-            path = os.path.join(self.c.cdir, name, "slurmctld.log")
+            path = self.log_path(name)
             try:
                 with open(path, errors="replace") as f:
                     lines = f.readlines()[-25:]
